@@ -1,0 +1,3 @@
+"""gtkit: ground truth for schema-guided document-extraction benchmarks."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from gtkit.cli import main
+
+main()

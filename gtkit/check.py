@@ -1,0 +1,153 @@
+"""Mechanical validation of bundles and datasets.
+
+`check_path` returns every problem it finds (file, JSON Pointer, message) instead
+of stopping at the first: the format of gt.json, the recorded hashes, the task
+schema's validity, `expected` against the schema, exactly one field entry per
+leaf, first readings equal to `expected`, pages in range, boxes inside the page.
+Pipelines add their own checks through `register_pipeline_check` (the synth
+pipeline re-finds every value in the PDF, for instance).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+from pydantic import ValidationError
+
+from gtkit.errors import GtkitError
+from gtkit.format import (
+    FORMAT_VERSION,
+    GT_NAME,
+    INDEX_NAME,
+    PDF_NAME,
+    SCHEMA_NAME,
+    Bundle,
+    GroundTruth,
+    iter_bundle_dirs,
+)
+from gtkit.format.bundle import pointer_of
+from gtkit.format.io import canonical_sha256, read_json, sha256_file
+from gtkit.normalize import value_key
+from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message}"
+
+
+PipelineCheck = Callable[[Bundle], list[Problem]]
+_PIPELINE_CHECKS: dict[str, PipelineCheck] = {}
+
+
+def register_pipeline_check(pipeline: str, check: PipelineCheck) -> None:
+    """Run `check` on every bundle whose provenance names `pipeline` (called by pipeline packages)."""
+    _PIPELINE_CHECKS[pipeline] = check
+
+
+def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Problem]]:
+    f = str(gt_path)
+    try:
+        data = read_json(gt_path)
+    except GtkitError as e:
+        return None, [Problem(f, "", e.message)]
+    if not isinstance(data, dict):
+        return None, [Problem(f, "", "expected a JSON object")]
+    if data.get("format") != FORMAT_VERSION:
+        return None, [Problem(f, "/format", f"unknown format version {data.get('format')!r}")]
+    try:
+        return GroundTruth.model_validate(data), []
+    except ValidationError as e:
+        return None, [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
+
+
+def check_bundle(path: Path) -> list[Problem]:
+    """Every problem of one bundle folder."""
+    path = Path(path)
+    gt_file, schema_file, pdf_file = path / GT_NAME, path / SCHEMA_NAME, path / PDF_NAME
+    problems: list[Problem] = []
+    for f in (gt_file, schema_file, pdf_file):
+        if not f.is_file():
+            problems.append(Problem(str(f), "", "missing"))
+    if problems:
+        return problems
+    gt, problems = _parse_gt(gt_file)
+    if gt is None:
+        return problems
+    g = str(gt_file)
+
+    try:
+        schema = check_schema(read_json(schema_file), schema_file)
+    except GtkitError as e:
+        return [Problem(str(schema_file), "", e.message)]
+    if canonical_sha256(schema) != gt.schema_.sha256:
+        problems.append(Problem(g, "/schema/sha256", "does not match schema.json"))
+    if sha256_file(pdf_file) != gt.document.sha256:
+        problems.append(Problem(g, "/document/sha256", "does not match document.pdf"))
+    try:
+        with pymupdf.open(pdf_file) as doc:
+            if doc.page_count != gt.document.pages:
+                problems.append(Problem(g, "/document/pages", f"says {gt.document.pages}, the PDF has {doc.page_count}"))
+    except Exception as e:  # noqa: BLE001 - any parse failure of the PDF is the problem to report
+        problems.append(Problem(str(pdf_file), "", f"not a readable PDF ({e})"))
+
+    for pointer, message in validation_errors(schema, gt.expected):
+        problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
+
+    leaves = {p: v for p, _, v in iter_leaves(compile_schema(schema), gt.expected)}
+    counts = Counter(f.path for f in gt.fields)
+    for i, entry in enumerate(gt.fields):
+        where = f"/fields/{i}"
+        if counts[entry.path] > 1:
+            problems.append(Problem(g, where, f"{entry.path} has {counts[entry.path]} field entries"))
+        if entry.path not in leaves:
+            problems.append(Problem(g, where, f"{entry.path} is not a leaf of expected"))
+        elif value_key(entry.readings[0].value) != value_key(leaves[entry.path]):
+            problems.append(Problem(g, where, f"first reading differs from expected at {entry.path}"))
+        for r, reading in enumerate(entry.readings):
+            for e, ev in enumerate(reading.evidence):
+                at = f"{where}/readings/{r}/evidence/{e}"
+                if ev.page > gt.document.pages:
+                    problems.append(Problem(g, at + "/page", f"page {ev.page} of a {gt.document.pages}-page document"))
+                for w, word in enumerate(ev.words or []):
+                    if not (word[0] < word[2] and word[1] < word[3]):
+                        problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
+    for pointer in leaves:
+        if pointer not in counts:
+            problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
+
+    check = _PIPELINE_CHECKS.get(gt.provenance.pipeline)
+    if check is not None and not problems:
+        problems.extend(check(Bundle(path=path, gt=gt, schema=schema)))
+    return problems
+
+
+def check_path(path: Path) -> tuple[int, list[Problem]]:
+    """(number of bundles checked, problems) for a bundle or a whole dataset."""
+    path = Path(path)
+    try:
+        dirs = list(iter_bundle_dirs(path))
+    except GtkitError as e:
+        return 0, [Problem(e.path or str(path / INDEX_NAME), "", e.message)]
+    problems: list[Problem] = []
+    for doc_id, folder in dirs:
+        found = check_bundle(folder)
+        if doc_id is not None and not found:
+            gt_doc_id = read_json(folder / GT_NAME).get("doc_id")
+            if gt_doc_id != doc_id:
+                found.append(Problem(str(folder / GT_NAME), "/doc_id", f"{gt_doc_id!r}, dataset.jsonl says {doc_id!r}"))
+        problems.extend(found)
+    return len(dirs), problems
+
+
+__all__ = ["Problem", "check_bundle", "check_path", "register_pipeline_check", "resolve_pointer"]

@@ -1,0 +1,62 @@
+"""The `gtkit` command: a typer app with one thin module per group of verbs.
+
+Every command parses its options, makes one library call, and writes. Input
+problems raise `GtkitError`, which `main` prints as one line naming the file and
+the problem, exiting with status 2; `--debug` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from gtkit import __version__
+from gtkit.errors import GtkitError
+
+app = typer.Typer(
+    name="gtkit",
+    help="Ground truth for document-extraction benchmarks: synth, degrade, consensus; check, show, score.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gtkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks instead of one-line errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """gtkit: build, check and score ground truth for schema-guided extraction."""
+
+
+# Command modules register their verbs on `app` when imported.
+from gtkit.cli import core as _core  # noqa: E402,F401
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: usage errors exit 2 (typer), input problems one line and exit 2, nothing else escapes."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        app(args=args, prog_name="gtkit")
+    except GtkitError as e:
+        if debug:
+            raise
+        print(f"gtkit: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("gtkit: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:  # an unexpected failure is still one line without --debug
+        if debug:
+            raise
+        print(f"gtkit: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr)
+        sys.exit(1)

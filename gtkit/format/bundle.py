@@ -1,0 +1,209 @@
+"""Bundles (document.pdf + schema.json + gt.json) and datasets (bundles + dataset.jsonl).
+
+Reading validates the gt.json against the format models and verifies the recorded
+hashes of the PDF and the schema; writing stages the whole bundle and renames it
+into place, refusing to replace existing output unless `force`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from gtkit.errors import GtkitError
+from gtkit.format.io import (
+    canonical_sha256,
+    dumps_json,
+    read_json,
+    sha256_file,
+    staged_dir,
+    write_bytes_atomic,
+)
+from gtkit.format.models import FORMAT_VERSION, DatasetEntry, GroundTruth
+
+PDF_NAME = "document.pdf"
+SCHEMA_NAME = "schema.json"
+GT_NAME = "gt.json"
+INDEX_NAME = "dataset.jsonl"
+
+
+def pointer_of(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a JSON Pointer."""
+    parts = [str(p) for p in loc if not (isinstance(p, str) and p.startswith("function-"))]
+    return "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts) if parts else ""
+
+
+def validation_message(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = pointer_of(tuple(first["loc"]))
+    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"{where or 'top level'}: {first['msg']}{more}"
+
+
+def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
+    """Validate a parsed gt.json; one-line errors name the file and the JSON Pointer."""
+    if not isinstance(data, dict):
+        raise GtkitError(f"expected a JSON object, got {type(data).__name__}", path)
+    fmt = data.get("format")
+    if fmt != FORMAT_VERSION:
+        raise GtkitError(f"unknown format version {fmt!r} (this gtkit reads {FORMAT_VERSION!r})", path)
+    try:
+        return GroundTruth.model_validate(data)
+    except ValidationError as e:
+        raise GtkitError(f"invalid gt.json: {validation_message(e)}", path) from None
+
+
+def gt_bytes(gt: GroundTruth) -> bytes:
+    return dumps_json(gt.to_json_dict())
+
+
+@dataclass
+class Bundle:
+    """A bundle on disk, its ground truth parsed and its task schema loaded."""
+
+    path: Path
+    gt: GroundTruth
+    schema: dict[str, Any]
+
+    @property
+    def pdf_path(self) -> Path:
+        return self.path / PDF_NAME
+
+    @property
+    def doc_id(self) -> str:
+        return self.gt.doc_id
+
+
+def read_bundle(path: Path, *, verify: bool = True) -> Bundle:
+    """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json."""
+    path = Path(path)
+    if not path.is_dir():
+        raise GtkitError("not a bundle folder (expected document.pdf, schema.json, gt.json)", path)
+    for name in (GT_NAME, SCHEMA_NAME, PDF_NAME):
+        if not (path / name).is_file():
+            raise GtkitError(f"not a bundle: {name} is missing", path)
+    gt = parse_ground_truth(read_json(path / GT_NAME), path / GT_NAME)
+    schema = read_json(path / SCHEMA_NAME)
+    if not isinstance(schema, dict):
+        raise GtkitError("a JSON Schema must be an object", path / SCHEMA_NAME)
+    if verify:
+        pdf_hash = sha256_file(path / PDF_NAME)
+        if pdf_hash != gt.document.sha256:
+            raise GtkitError(
+                f"hash mismatch: gt.json records {gt.document.sha256[:12]}…, the file is {pdf_hash[:12]}…",
+                path / PDF_NAME,
+            )
+        schema_hash = canonical_sha256(schema)
+        if schema_hash != gt.schema_.sha256:
+            raise GtkitError(
+                f"hash mismatch: gt.json records {gt.schema_.sha256[:12]}…, the schema is {schema_hash[:12]}…",
+                path / SCHEMA_NAME,
+            )
+    return Bundle(path=path, gt=gt, schema=schema)
+
+
+def write_bundle_files(folder: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth) -> None:
+    """Write the three files of a bundle into an existing (staging) folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pdf_bytes = pdf if isinstance(pdf, bytes) else Path(pdf).read_bytes()
+    write_bytes_atomic(folder / PDF_NAME, pdf_bytes, force=True)
+    write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(schema, indent=2), force=True)
+    write_bytes_atomic(folder / GT_NAME, gt_bytes(gt), force=True)
+
+
+def write_bundle(target: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth, force: bool = False) -> None:
+    """Write one bundle atomically: staged in a sibling folder, renamed into place."""
+    with staged_dir(Path(target), force=force) as stage:
+        write_bundle_files(stage, pdf=pdf, schema=schema, gt=gt)
+
+
+def safe_child(root: Path, rel: str, *, where: Path) -> Path:
+    """Resolve `rel` under `root`, refusing absolute paths and anything that escapes `root`."""
+    if not rel or Path(rel).is_absolute():
+        raise GtkitError(f"path {rel!r} must be relative to the dataset folder", where)
+    resolved = (root / rel).resolve()
+    if root.resolve() not in (resolved, *resolved.parents) or resolved == root.resolve():
+        raise GtkitError(f"path {rel!r} escapes the dataset folder", where)
+    return resolved
+
+
+def read_index(dataset: Path) -> list[DatasetEntry]:
+    """Parse dataset.jsonl: one JSON object per line, doc ids unique, paths inside the dataset."""
+    index = Path(dataset) / INDEX_NAME
+    try:
+        lines = index.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise GtkitError("file not found", index) from None
+    entries: list[DatasetEntry] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", index) from None
+        if not isinstance(raw, dict):
+            raise GtkitError(f"line {lineno}: expected a JSON object", index)
+        try:
+            entry = DatasetEntry.model_validate(raw)
+        except ValidationError as e:
+            raise GtkitError(f"line {lineno}: {validation_message(e)}", index) from None
+        safe_child(Path(dataset), entry.path, where=index)
+        if entry.doc_id in seen:
+            raise GtkitError(f"line {lineno}: duplicate doc_id {entry.doc_id!r}", index)
+        seen.add(entry.doc_id)
+        entries.append(entry)
+    return entries
+
+
+def is_dataset(path: Path) -> bool:
+    return (Path(path) / INDEX_NAME).is_file()
+
+
+def iter_bundle_dirs(path: Path) -> Iterator[tuple[str | None, Path]]:
+    """(doc_id from the index or None, folder) for a bundle folder or each bundle of a dataset."""
+    path = Path(path)
+    if is_dataset(path):
+        for entry in read_index(path):
+            yield entry.doc_id, safe_child(path, entry.path, where=path / INDEX_NAME)
+    elif (path / GT_NAME).exists():
+        yield None, path
+    elif not path.exists():
+        raise GtkitError("not found", path)
+    else:
+        raise GtkitError("neither a bundle (no gt.json) nor a dataset (no dataset.jsonl)", path)
+
+
+def read_bundles(path: Path, *, verify: bool = True) -> list[Bundle]:
+    """Every bundle of a dataset (or the one bundle), checking that index doc ids match gt.json."""
+    bundles = []
+    for doc_id, folder in iter_bundle_dirs(path):
+        b = read_bundle(folder, verify=verify)
+        if doc_id is not None and b.doc_id != doc_id:
+            raise GtkitError(f"dataset.jsonl says doc_id {doc_id!r}, gt.json says {b.doc_id!r}", folder / GT_NAME)
+        bundles.append(b)
+    return bundles
+
+
+def index_entry(doc_id: str, rel_path: str, gt: GroundTruth, cells: int | None = None) -> DatasetEntry:
+    return DatasetEntry(
+        doc_id=doc_id,
+        path=rel_path,
+        family=gt.provenance.family,
+        pipeline=gt.provenance.pipeline,
+        tags=gt.tags,
+        pages=gt.document.pages,
+        cells=cells if cells is not None else len(gt.fields),
+    )
+
+
+def index_bytes(entries: list[DatasetEntry]) -> bytes:
+    return "".join(
+        json.dumps(e.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n" for e in entries
+    ).encode("utf-8")

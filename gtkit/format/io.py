@@ -1,0 +1,109 @@
+"""Atomic file writes and careful JSON reads.
+
+Every write goes to a temporary file in the destination folder and is renamed over
+the target, so a reader never sees half a file. Whole bundles are staged in a
+temporary sibling folder and renamed into place the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gtkit.errors import GtkitError
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    return h.hexdigest()
+
+
+def dumps_json(obj: Any, *, indent: int | None = 1) -> bytes:
+    """Canonical JSON bytes: sorted keys are NOT used (field order is meaningful), UTF-8, trailing newline."""
+    return (json.dumps(obj, ensure_ascii=False, indent=indent, allow_nan=False) + "\n").encode("utf-8")
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file, turning every failure into a one-line GtkitError naming the file."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    except IsADirectoryError:
+        raise GtkitError("is a folder, expected a JSON file", path) from None
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as e:
+        raise GtkitError(f"not UTF-8 text ({e.reason} at byte {e.start})", path) from None
+    except json.JSONDecodeError as e:
+        raise GtkitError(f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}", path) from None
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, force: bool = False) -> None:
+    """Write `data` to `path` via a temp file and rename; refuse to replace an existing file unless `force`."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise GtkitError("already exists (use --force to overwrite)", path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: Path, obj: Any, *, force: bool = False, indent: int | None = 1) -> None:
+    write_bytes_atomic(path, dumps_json(obj, indent=indent), force=force)
+
+
+@contextlib.contextmanager
+def staged_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
+    """Yield a fresh temporary folder next to `target`; on success it replaces `target` atomically.
+
+    If the body raises, the staging folder is removed and `target` is untouched, so a
+    failed run never leaves half an output behind.
+    """
+    target = Path(target)
+    if target.exists() and not force:
+        raise GtkitError("output already exists (use --force to overwrite)", target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    try:
+        yield stage
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.replace(target, old)
+    os.replace(stage, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+
+
+def canonical_sha256(obj: Any) -> str:
+    """Hash of a JSON value independent of its formatting: sorted keys, no whitespace, UTF-8."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return sha256_bytes(text.encode("utf-8"))

@@ -1,0 +1,229 @@
+"""Normalization before comparison: date canonicalization, whitespace, leniencies, comparators.
+
+`value_key` is the scoring normalization of DESIGN.md §2: a string that parses as
+one of the common date formats becomes ISO `YYYY-MM-DD`, other strings have their
+whitespace runs collapsed and ends trimmed, and everything else compares exactly
+(case-sensitive, no numeric tolerance, a number never equals its string). Keys
+are hashable tuples tagged by type, so `True` never equals `1`.
+
+`lenient_keys` applies a field's declared leniencies; scoring accepts a cell when
+the exact keys match OR the lenient key sets intersect, so a leniency can only turn
+a miss into a pass.
+
+`comparator_key` normalizes a consensus vote by the field's `x-comparator`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+Key = tuple
+
+MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")],
+        start=1,
+    )
+    for name in names
+}
+_MON = r"(?P<mon>[A-Za-z]{3,9})\.?"
+_WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
+_DATE_PATTERNS = [
+    re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),  # 2019-03-28
+    re.compile(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})"),  # 3/28/2019, 3/28/19
+    re.compile(r"(?P<m>\d{1,2})-(?P<d>\d{1,2})-(?P<y>\d{4}|\d{2})"),  # 3-28-2019
+    re.compile(_WEEKDAY + _MON + r"[\s-]+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?[\s-]+(?P<y>\d{4})", re.I),  # March 28, 2019
+    re.compile(_WEEKDAY + r"(?P<d>\d{1,2})(?:st|nd|rd|th)?[\s-]+" + _MON + r",?[\s-]+(?P<y>\d{4})", re.I),  # 28 March 2019
+]
+_TEN_DIGITS = re.compile(r"\d{10}")
+
+
+def collapse_ws(s: str) -> str:
+    """Whitespace runs become one space; outer whitespace is trimmed."""
+    return " ".join(s.split())
+
+
+def _two_digit_year(y: int) -> int:
+    """strptime's pivot: 69-99 are 1900s, 00-68 are 2000s."""
+    return 1900 + y if y >= 69 else 2000 + y
+
+
+def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
+    """ISO dates `s` reads as under the guards (several only for two-digit years with both_centuries)."""
+    if not 4 <= len(s) <= 50 or s.isdigit() or _TEN_DIGITS.search(s) or not any(c.isdigit() for c in s):
+        return []
+    for pattern in _DATE_PATTERNS:
+        m = pattern.fullmatch(s)
+        if not m:
+            continue
+        parts = m.groupdict()
+        if "mon" in parts and parts["mon"] is not None:
+            month = MONTHS.get(parts["mon"].lower())
+            if month is None:
+                return []
+        else:
+            month = int(parts["m"])
+        day, ytext = int(parts["d"]), parts["y"]
+        years = [int(ytext)] if len(ytext) == 4 else (
+            [1900 + int(ytext), 2000 + int(ytext)] if both_centuries else [_two_digit_year(int(ytext))]
+        )
+        out = []
+        for year in years:
+            if not 1900 <= year <= 2100:
+                continue
+            try:
+                out.append(dt.date(year, month, day).isoformat())
+            except ValueError:
+                continue
+        return out
+    return []
+
+
+@lru_cache(maxsize=1 << 16)
+def canonical_string(s: str) -> str:
+    """Date canonicalization (with its guards) then whitespace collapse."""
+    collapsed = collapse_ws(s)
+    dates = _parse_date(collapsed)
+    return dates[0] if dates else collapsed
+
+
+def value_key(value: Any) -> Key:
+    """Hashable normalized form of a cell value for exact comparison."""
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", canonical_string(value))
+    if isinstance(value, list):
+        return ("l", tuple(value_key(v) for v in value))
+    if isinstance(value, dict):  # never a leaf; compared structurally so it can only match itself
+        return ("o", tuple(sorted((k, value_key(v)) for k, v in value.items())))
+    return ("x", repr(value))
+
+
+_TERMINAL = ".,;:"
+_PUNCT_SPACING = re.compile(r"\s*([.,;:])\s*")
+_SPLIT_YEAR = re.compile(r"\b(19|20)\s+(\d{2})\b")
+
+
+def _lenient_strings(s: str, leniencies: frozenset[str]) -> list[str]:
+    s = collapse_ws(s)
+    if "lenient_date" in leniencies:
+        s = _SPLIT_YEAR.sub(r"\1\2", s)
+        dates = _parse_date(s, both_centuries=True)
+        if dates:
+            return dates
+    if "phone_digits" in leniencies:
+        digits = re.sub(r"\D", "", s)
+        if len(digits) >= 10:
+            return [digits[-10:]]
+    if "punctuation_spacing" in leniencies:
+        s = _PUNCT_SPACING.sub(r"\1", s)
+    if "optional_terminal_punctuation" in leniencies and s and s[-1] in _TERMINAL:
+        s = s[:-1].rstrip()
+    if "case_insensitive" in leniencies:
+        s = s.casefold()
+    dates = _parse_date(s)
+    return [dates[0] if dates else s]
+
+
+def lenient_keys(value: Any, leniencies: Iterable[str]) -> frozenset[Key]:
+    """Every key `value` may compare as under the declared leniencies (a set: two-digit years read both ways)."""
+    lens = frozenset(leniencies)
+    if value is None:
+        return frozenset({("b", False)}) if "null_equals_false" in lens else frozenset({("null",)})
+    if isinstance(value, str):
+        return frozenset(("s", s) for s in _lenient_strings(value, lens))
+    if isinstance(value, list):
+        return frozenset({("l", tuple(min(lenient_keys(v, lens)) for v in value))})
+    return frozenset({value_key(value)})
+
+
+def accepts(readings: Iterable[Any], predicted: Any, leniencies: Iterable[str] = ()) -> bool:
+    """OR-acceptance: the prediction matches any reading exactly, or (failing that) under the leniencies."""
+    readings = list(readings)
+    pk = value_key(predicted)
+    if any(value_key(r) == pk for r in readings):
+        return True
+    lens = tuple(leniencies)
+    if not lens:
+        return False
+    pks = lenient_keys(predicted, lens)
+    return any(not pks.isdisjoint(lenient_keys(r, lens)) for r in readings)
+
+
+# --- consensus comparators (x-comparator) ---------------------------------------------------
+
+_TRUE = {"true", "yes", "y", "x", "checked", "1", "on", "[x]", "☑", "☒", "✓", "✔"}
+_FALSE = {"false", "no", "n", "unchecked", "0", "off", "[ ]", "☐", ""}
+_NUMBER = re.compile(r"^\(?-?[$€£]?\s*-?[\d,]*\.?\d+\)?$")
+
+
+def _as_number(value: Any) -> float | int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        s = collapse_ws(value)
+        if _NUMBER.match(s):
+            negative = s.startswith("(") and s.endswith(")") or "-" in s
+            digits = re.sub(r"[^\d.]", "", s)
+            try:
+                num = float(digits)
+            except ValueError:
+                return None
+            num = -num if negative else num
+            return int(num) if num.is_integer() else num
+    return None
+
+
+def comparator_key(value: Any, comparator: str = "string") -> Key:
+    """A consensus vote normalized by its field's comparator; null stays null.
+
+    string: whitespace collapse and date canonicalization (the scoring key);
+    case: that, casefolded; date: ISO date where one parses; boolean: common
+    true/false spellings; number: thousands separators, currency signs and
+    parenthesized negatives removed; phone: the last ten digits.
+    """
+    if value is None:
+        return ("null",)
+    if isinstance(value, list):
+        return ("l", tuple(comparator_key(v, comparator) for v in value))
+    if comparator == "case" and isinstance(value, str):
+        return ("s", canonical_string(value).casefold())
+    if comparator == "boolean":
+        if isinstance(value, bool):
+            return ("b", value)
+        text = collapse_ws(str(value)).lower()
+        if text in _TRUE:
+            return ("b", True)
+        if text in _FALSE:
+            return ("b", False)
+    if comparator == "number":
+        num = _as_number(value)
+        if num is not None:
+            return ("n", num)
+    if comparator == "phone" and isinstance(value, (str, int)):
+        digits = re.sub(r"\D", "", str(value))
+        if digits:
+            return ("s", digits[-10:])
+    return value_key(value)
+
+
+def is_day_month_ambiguous(value: Any) -> bool:
+    """A numeric date like 03/04/2019 whose first two parts could each be the month."""
+    if not isinstance(value, str):
+        return False
+    m = re.fullmatch(r"\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\s*", value)
+    return bool(m) and int(m.group(1)) <= 12 and int(m.group(2)) <= 12 and m.group(1) != m.group(2)

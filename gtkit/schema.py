@@ -1,0 +1,237 @@
+"""Walking a task schema: its leaves, their JSON Pointers, and the gtkit `x-` keywords.
+
+A task schema is compiled once into a tree of `Node`s (`$ref`/`$defs` resolved,
+nullable unions unwrapped); walking an instance against that tree yields every
+leaf with its RFC 6901 pointer. A leaf is a scalar, a null, or a list of scalars;
+objects and arrays of objects are not leaves, and an empty array of objects has
+no leaves. Object properties come from the schema, so a key missing from the
+instance is a null leaf (a missing key equals an explicit null).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+from gtkit.errors import GtkitError
+from gtkit.format.io import read_json
+
+Kind = Literal["scalar", "scalar_list", "object", "records"]
+COMPARATORS = ("string", "case", "date", "boolean", "number", "phone")
+
+
+def escape_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join_pointer(prefix: str, token: str | int) -> str:
+    return f"{prefix}/{escape_token(token)}"
+
+
+def split_pointer(pointer: str) -> list[str]:
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"{pointer!r} is not a JSON Pointer")
+    return [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+_MISSING = object()
+
+
+def resolve_pointer(doc: Any, pointer: str, default: Any = _MISSING) -> Any:
+    """The value at `pointer`; a missing key or a null parent gives `default` (or KeyError)."""
+    cur = doc
+    for token in split_pointer(pointer):
+        if isinstance(cur, dict) and token in cur:
+            cur = cur[token]
+        elif isinstance(cur, list) and token.isdigit() and int(token) < len(cur):
+            cur = cur[int(token)]
+        else:
+            if default is _MISSING:
+                raise KeyError(pointer)
+            return default
+    return cur
+
+
+@dataclass(eq=False)
+class Node:
+    """One compiled schema node."""
+
+    kind: Kind
+    schema: dict[str, Any]
+    comparator: str = "string"
+    leniencies: tuple[str, ...] = ()
+    identity: tuple[str, ...] = ()
+    props: dict[str, Node] = field(default_factory=dict)
+    item: Node | None = None  # the record node of a `records` array
+
+    @property
+    def description(self) -> str | None:
+        return self.schema.get("description")
+
+
+def _types(s: dict[str, Any]) -> set[str]:
+    t = s.get("type")
+    if isinstance(t, str):
+        return {t}
+    if isinstance(t, list):
+        return set(t)
+    return set()
+
+
+class _Compiler:
+    def __init__(self, root: dict[str, Any]):
+        self.root = root
+        self.by_ref: dict[str, Node] = {}
+
+    def deref(self, s: dict[str, Any], seen: tuple[str, ...] = ()) -> dict[str, Any]:
+        while isinstance(s, dict) and "$ref" in s:
+            ref = s["$ref"]
+            if not isinstance(ref, str) or not ref.startswith("#"):
+                raise GtkitError(f"only local $ref is supported, got {ref!r}")
+            if ref in seen:
+                raise GtkitError(f"$ref cycle through {ref!r}")
+            seen = (*seen, ref)
+            target: Any = self.root
+            for token in split_pointer(ref[1:]):
+                if not isinstance(target, dict) or token not in target:
+                    raise GtkitError(f"$ref {ref!r} points nowhere")
+                target = target[token]
+            extra = {k: v for k, v in s.items() if k != "$ref"}
+            s = {**target, **extra}
+        return s
+
+    def unwrap_nullable(self, s: dict[str, Any]) -> dict[str, Any]:
+        """`anyOf`/`oneOf` of one real schema and `{"type": "null"}` is that schema, nullable."""
+        for key in ("anyOf", "oneOf"):
+            options = s.get(key)
+            if isinstance(options, list):
+                real = [o for o in (self.deref(x) for x in options) if _types(o) != {"null"}]
+                if len(real) == 1:
+                    rest = {k: v for k, v in s.items() if k != key}
+                    return {**self.deref(real[0]), **rest}
+        return s
+
+    def compile(self, s: Any) -> Node:
+        if s is True or s is None or s == {}:
+            return Node("scalar", {})
+        if not isinstance(s, dict):
+            raise GtkitError(f"schema node must be an object, got {type(s).__name__}")
+        s = self.unwrap_nullable(self.deref(s))
+        types = _types(s) - {"null"}
+        comparator = s.get("x-comparator", "string")
+        if comparator not in COMPARATORS:
+            raise GtkitError(f"unknown x-comparator {comparator!r} (known: {', '.join(COMPARATORS)})")
+        leniencies = s.get("x-leniency", [])
+        if isinstance(leniencies, str):
+            leniencies = [leniencies]
+        if "object" in types or ("properties" in s and not types):
+            props = {name: self.compile(sub) for name, sub in (s.get("properties") or {}).items()}
+            return Node("object", s, props=props)
+        if "array" in types or ("items" in s and not types):
+            items = s.get("items", {})
+            item_schema = self.unwrap_nullable(self.deref(items)) if isinstance(items, dict) else {}
+            if "object" in _types(item_schema) or "properties" in item_schema:
+                item = self.compile(item_schema)
+                identity = s.get("x-identity", [])
+                if isinstance(identity, str):
+                    identity = [identity]
+                unknown = [k for k in identity if k not in item.props]
+                if unknown:
+                    raise GtkitError(f"x-identity names unknown sub-fields: {', '.join(unknown)}")
+                return Node("records", s, item=item, identity=tuple(identity))
+            return Node("scalar_list", s, comparator=comparator, leniencies=tuple(leniencies))
+        return Node("scalar", s, comparator=comparator, leniencies=tuple(leniencies))
+
+
+def compile_schema(schema: dict[str, Any]) -> Node:
+    """Compile a task schema into a `Node` tree (raises GtkitError on unsupported constructs)."""
+    return _Compiler(schema).compile(schema)
+
+
+def iter_leaves(node: Node, value: Any, prefix: str = "") -> Iterator[tuple[str, Node, Any]]:
+    """Yield (pointer, node, value) for every leaf of `value` under `node`."""
+    if node.kind == "object":
+        if node.props:
+            obj = value if isinstance(value, dict) else {}
+            for name, sub in node.props.items():
+                yield from iter_leaves(sub, obj.get(name), join_pointer(prefix, name))
+        elif isinstance(value, dict):  # free-form object: walk what is there
+            for name, sub_value in value.items():
+                yield from iter_leaves(_guess(sub_value), sub_value, join_pointer(prefix, name))
+        else:
+            yield prefix, node, value
+    elif node.kind == "records":
+        if isinstance(value, list):
+            assert node.item is not None
+            for i, record in enumerate(value):
+                yield from iter_leaves(node.item, record, join_pointer(prefix, i))
+    else:
+        yield prefix, node, value
+
+
+def _guess(value: Any) -> Node:
+    if isinstance(value, dict):
+        return Node("object", {})
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return Node("records", {}, item=Node("object", {}))
+    if isinstance(value, list):
+        return Node("scalar_list", {})
+    return Node("scalar", {})
+
+
+def leaf_pointers(schema: dict[str, Any], instance: Any) -> list[str]:
+    return [p for p, _, _ in iter_leaves(compile_schema(schema), instance)]
+
+
+def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:
+    """Every array of records reachable through objects (pointer pattern, node); nested arrays use '*'."""
+    if node.kind == "object":
+        for name, sub in node.props.items():
+            yield from record_arrays(sub, join_pointer(prefix, name))
+    elif node.kind == "records":
+        yield prefix, node
+        assert node.item is not None
+        yield from record_arrays(node.item, prefix + "/*")
+
+
+def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
+    """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12)."""
+    if not isinstance(schema, dict):
+        raise GtkitError("a JSON Schema must be an object", path)
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        where = "/" + "/".join(escape_token(p) for p in e.absolute_path) if e.absolute_path else "top level"
+        raise GtkitError(f"not a valid JSON Schema at {where}: {e.message}", path) from None
+    try:
+        compile_schema(schema)
+    except GtkitError as e:
+        raise GtkitError(e.message, path) from None
+    return schema
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    return check_schema(read_json(path), path)
+
+
+def validation_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
+    """(JSON Pointer, message) for every way `instance` fails `schema`."""
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    out = []
+    for err in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        pointer = "".join("/" + escape_token(p) for p in err.absolute_path)
+        out.append((pointer, err.message))
+    return out
