@@ -135,6 +135,8 @@ def check_bundle(path: Path) -> list[Problem]:
 def check_path(path: Path) -> tuple[int, list[Problem]]:
     """(number of bundles checked, problems) for a bundle or a whole dataset."""
     path = Path(path)
+    if not path.exists():
+        raise GtkitError("not found", path)
     try:
         dirs = list(iter_bundle_dirs(path))
     except GtkitError as e:

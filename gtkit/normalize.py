@@ -117,12 +117,19 @@ _SPLIT_YEAR = re.compile(r"\b(19|20)\s+(\d{2})\b")
 
 
 def _lenient_strings(s: str, leniencies: frozenset[str]) -> list[str]:
+    """Dates first (so two strings that are the same date stay equal), then the textual relaxations.
+
+    Every step is a function of the whitespace-collapsed string, so two values with equal
+    scoring keys always share a lenient key: a leniency can only add matches.
+    """
     s = collapse_ws(s)
     if "lenient_date" in leniencies:
-        s = _SPLIT_YEAR.sub(r"\1\2", s)
-        dates = _parse_date(s, both_centuries=True)
+        dates = _parse_date(_SPLIT_YEAR.sub(r"\1\2", s), both_centuries=True)
         if dates:
             return dates
+    dates = _parse_date(s)
+    if dates:
+        return dates
     if "phone_digits" in leniencies:
         digits = re.sub(r"\D", "", s)
         if len(digits) >= 10:
@@ -133,8 +140,7 @@ def _lenient_strings(s: str, leniencies: frozenset[str]) -> list[str]:
         s = s[:-1].rstrip()
     if "case_insensitive" in leniencies:
         s = s.casefold()
-    dates = _parse_date(s)
-    return [dates[0] if dates else s]
+    return [s]
 
 
 def lenient_keys(value: Any, leniencies: Iterable[str]) -> frozenset[Key]:

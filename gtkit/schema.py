@@ -168,7 +168,7 @@ def iter_leaves(node: Node, value: Any, prefix: str = "") -> Iterator[tuple[str,
                 yield from iter_leaves(sub, obj.get(name), join_pointer(prefix, name))
         elif isinstance(value, dict):  # free-form object: walk what is there
             for name, sub_value in value.items():
-                yield from iter_leaves(_guess(sub_value), sub_value, join_pointer(prefix, name))
+                yield from iter_leaves(guess_node(sub_value), sub_value, join_pointer(prefix, name))
         else:
             yield prefix, node, value
     elif node.kind == "records":
@@ -180,7 +180,8 @@ def iter_leaves(node: Node, value: Any, prefix: str = "") -> Iterator[tuple[str,
         yield prefix, node, value
 
 
-def _guess(value: Any) -> Node:
+def guess_node(value: Any) -> Node:
+    """A node for a value the schema does not describe, by its shape."""
     if isinstance(value, dict):
         return Node("object", {})
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):

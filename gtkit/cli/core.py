@@ -22,3 +22,66 @@ def check(path: Path = typer.Argument(..., help="A bundle folder or a dataset fo
         typer.echo(f"{len(problems)} problem(s) in {checked} bundle(s)", err=True)
         raise typer.Exit(1)
     typer.echo(f"ok: {checked} bundle(s) checked, no problems")
+
+
+@app.command()
+def show(
+    bundle: Path = typer.Argument(..., help="A bundle folder."),
+    page: int = typer.Option(1, "--page", min=1, help="1-based page number."),
+    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
+    labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing PNG."),
+) -> None:
+    """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG."""
+    from gtkit.format import read_bundle
+    from gtkit.format.io import write_bytes_atomic
+    from gtkit.show import render_evidence_png
+
+    if out.exists() and not force:
+        raise GtkitError("already exists (use --force to overwrite)", out)
+    png = render_evidence_png(read_bundle(bundle), page, dpi=dpi, labels=labels)
+    write_bytes_atomic(out, png, force=force)
+    typer.echo(f"wrote {out}")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+@app.command()
+def score(
+    gt: Path = typer.Option(..., "--gt", help="The ground truth: a dataset folder or one bundle."),
+    pred: Path = typer.Option(..., "--pred", help="Folder of <doc_id>.json predictions (+ optional .citations.json)."),
+    by: str = typer.Option(None, "--by", help="Slice by task | perception | structure | length | domain."),
+    as_json: bool = typer.Option(False, "--json", help="Print the machine-readable result, one entry per document."),
+    memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
+                                          help="Largest dense assignment block; larger blocks are approximated and flagged."),
+) -> None:
+    """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from gtkit.score import score_path
+
+    report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=1))
+        return
+    table = Table(title=f"gtkit score: {gt} vs {pred}")
+    for col in ("slice", "docs", "value P", "value R", "value F1", "page F1", "word F1"):
+        table.add_column(col, justify="left" if col == "slice" else "right")
+    rows = [("overall", report.overall())] + [(f"{by}={k}", v) for k, v in report.slices().items()]
+    for name, s in rows:
+        table.add_row(name, str(s["docs"]), _pct(s["value_precision"]), _pct(s["value_recall"]), _pct(s["value_f1"]),
+                      _pct(s["page_f1"]), _pct(s["word_f1"]))
+    console = Console()
+    console.print(table)
+    missing = [d.doc_id for d in report.documents if d.prediction == "missing"]
+    approx = [d.doc_id for d in report.documents if d.approximate]
+    if missing:
+        console.print(f"{len(missing)} document(s) had no prediction and score 0: {', '.join(missing[:10])}")
+    if approx:
+        console.print(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")

@@ -1,0 +1,401 @@
+"""Unified value F1 and grounding F1 (DESIGN.md §2, the paper's Appendix B).
+
+Expected and predicted outputs are flattened into cells, one per scalar leaf of the
+schema and per sub-field of each aligned record. A missing key equals an explicit
+null, so every scalar counts in both precision and recall; missing records count
+against recall only and extra records against precision only; null and `[]` give
+no cells. Cells compare by `gtkit.normalize` (dates to ISO, whitespace collapsed,
+everything else exact) with OR-acceptance over the readings and the field's
+declared leniencies. Records pair by `gtkit.align`. Pending cells (contested,
+not yet adjudicated) are left out entirely.
+
+Grounding is scored on truth cells that carry a box. A cell is word-grounded when
+its value is accepted and one of its predicted citations lies on an evidence page
+with IoU >= 0.5 against that page's evidence box; page-grounded when the value is
+accepted and a citation names an evidence page. Recall's denominator is the
+box-bearing truth cells; precision's is the predicted cells, aligned to such a
+truth cell, that carry at least one citation. Counts nest per document: word-
+grounded <= page-grounded <= correct values.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
+from gtkit.errors import GtkitError
+from gtkit.format import Bundle, FieldEntry, Tags, read_bundles
+from gtkit.format.io import read_json
+from gtkit.geometry import iou
+from gtkit.normalize import lenient_keys, value_key
+from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
+
+IOU_THRESHOLD = 0.5
+SLICE_AXES = ("task", "perception", "structure", "length", "domain")
+
+
+@dataclass
+class Counts:
+    """A numerator and the two denominators of one P/R/F1."""
+
+    correct: int = 0
+    n_pred: int = 0
+    n_truth: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.n_pred if self.n_pred else (1.0 if self.n_truth == 0 else 0.0)
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.n_truth if self.n_truth else (1.0 if self.n_pred == 0 else 0.0)
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
+                "correct": self.correct, "n_pred": self.n_pred, "n_truth": self.n_truth}
+
+
+@dataclass
+class DocumentScore:
+    doc_id: str
+    value: Counts
+    page: Counts | None  # None: the truth has no boxes, so no grounding score
+    word: Counts | None
+    prediction: str = "ok"  # or "missing"
+    approximate: bool = False
+    tags: Tags = field(default_factory=Tags)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "prediction": self.prediction,
+            "approximate": self.approximate,
+            "value": self.value.to_dict(),
+            "page": self.page.to_dict() if self.page else None,
+            "word": self.word.to_dict() if self.word else None,
+        }
+
+
+def _cell_keys(values: Iterable[Any], lens: tuple[str, ...]) -> frozenset:
+    """The keys a cell can match as: exact keys, or lenient keys under the field's leniencies."""
+    if not lens:
+        return frozenset((lens, value_key(v)) for v in values)
+    return frozenset((lens, k) for v in values for k in lenient_keys(v, lens))
+
+
+def _scalar_columns(node: Node, prefix: tuple[str, ...] = ()) -> tuple[list, list]:
+    """(scalar leaf columns, nested record columns) of a record node, as token paths with nodes."""
+    scalars, records = [], []
+    for name, sub in node.props.items():
+        path = (*prefix, name)
+        if sub.kind == "object" and sub.props:
+            s, r = _scalar_columns(sub, path)
+            scalars += s
+            records += r
+        elif sub.kind == "records":
+            records.append((path, sub))
+        else:
+            scalars.append((path, sub))
+    return scalars, records
+
+
+def _get(value: Any, tokens: tuple[str, ...]) -> Any:
+    for t in tokens:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(t)
+    return value
+
+
+def _ptr(prefix: str, tokens: Iterable[str | int]) -> str:
+    return prefix + "".join("/" + escape_token(t) for t in tokens)
+
+
+class _DocumentScorer:
+    def __init__(self, bundle: Bundle, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
+        self.fields: dict[str, FieldEntry] = {f.path: f for f in bundle.gt.fields}
+        self.citations = citations
+        self.memory_budget = memory_budget
+        self.value, self.page, self.word = Counts(), Counts(), Counts()
+        self.approximate = False
+
+    # --- truth cells ---------------------------------------------------------------
+    def _truth(self, node: Node, pointer: str, value: Any) -> tuple[list[Any], tuple[str, ...], FieldEntry | None]:
+        entry = self.fields.get(pointer)
+        if entry is None:
+            return [value], tuple(node.leniencies), None
+        lens = tuple(sorted(set(entry.leniencies) | set(node.leniencies)))
+        return [r.value for r in entry.readings], lens, entry
+
+    def _pending(self, pointer: str) -> bool:
+        entry = self.fields.get(pointer)
+        return entry is not None and entry.trust == "pending"
+
+    def _evidence(self, entry: FieldEntry | None) -> tuple[list[tuple[int, Any]], set[int]]:
+        if entry is None:
+            return [], set()
+        boxes = [(ev.page, ev.box) for r in entry.readings for ev in r.evidence if ev.box is not None]
+        pages = {ev.page for r in entry.readings for ev in r.evidence}
+        return boxes, pages
+
+    # --- scoring -------------------------------------------------------------------
+    def cell(self, entry: FieldEntry | None, correct: bool, pred_pointer: str) -> None:
+        self.value.correct += correct
+        self.value.n_pred += 1
+        self.value.n_truth += 1
+        boxes, pages = self._evidence(entry)
+        if not boxes:
+            return
+        self.word.n_truth += 1
+        self.page.n_truth += 1
+        cites = self.citations.get(pred_pointer)
+        if not cites:
+            return
+        self.word.n_pred += 1
+        self.page.n_pred += 1
+        if not correct:
+            return
+        if any(c.get("page") in pages for c in cites):
+            self.page.correct += 1
+            if any(
+                c.get("box") is not None and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
+                for c in cites for p, b in boxes
+            ):
+                self.word.correct += 1
+
+    def truth_only(self, node: Node, value: Any, pointer: str) -> None:
+        """Cells of an expected record with no predicted partner: recall denominators only."""
+        for leaf_ptr, leaf_node, leaf_value in iter_leaves(node, value, pointer):
+            if self._pending(leaf_ptr):
+                continue
+            self.value.n_truth += 1
+            if self._evidence(self.fields.get(leaf_ptr))[0]:
+                self.word.n_truth += 1
+                self.page.n_truth += 1
+
+    def pred_only(self, node: Node, value: Any) -> None:
+        """Cells of an extra predicted record: precision denominator only."""
+        self.value.n_pred += sum(1 for _ in iter_leaves(node, value if isinstance(value, dict) else {}, ""))
+
+    def walk(self, node: Node, truth: Any, pred: Any, t_ptr: str, p_ptr: str) -> None:
+        if node.kind == "object":
+            t = truth if isinstance(truth, dict) else {}
+            p = pred if isinstance(pred, dict) else {}
+            if node.props:
+                items = node.props.items()
+            else:  # free-form object: score what either side has
+                keys = list(dict.fromkeys([*t, *p]))
+                items = [(k, guess_node(t[k] if t.get(k) is not None else p.get(k))) for k in keys]
+            for name, sub in items:
+                tok = "/" + escape_token(name)
+                self.walk(sub, t.get(name), p.get(name), t_ptr + tok, p_ptr + tok)
+        elif node.kind == "records":
+            self.records(node, truth if isinstance(truth, list) else [], pred if isinstance(pred, list) else [], t_ptr, p_ptr)
+        else:
+            if self._pending(t_ptr):
+                return
+            readings, lens, entry = self._truth(node, t_ptr, truth)
+            correct = not _cell_keys(readings, lens).isdisjoint(_cell_keys([pred], lens))
+            self.cell(entry, correct, p_ptr)
+
+    def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
+        assert node.item is not None
+        item = node.item
+        scalars, nested = _scalar_columns(item) if item.props else ([], [])
+        truth_cells: list[list[tuple[list[Any], tuple[str, ...], FieldEntry | None, bool]]] = []
+        for i, record in enumerate(truth):
+            row = []
+            for tokens, col_node in scalars:
+                pointer = _ptr(t_ptr, (i, *tokens))
+                readings, lens, entry = self._truth(col_node, pointer, _get(record, tokens))
+                row.append((readings, lens, entry, entry is not None and entry.trust == "pending"))
+            truth_cells.append(row)
+        truth_cols, pred_cols = [], []
+        for c, (tokens, _) in enumerate(scalars):
+            col_lens = sorted({row[c][1] for row in truth_cells})
+            truth_cols.append([
+                frozenset({("pending",)}) if row[c][3] else _cell_keys(row[c][0], row[c][1]) for row in truth_cells
+            ])
+            pred_cols.append([
+                frozenset().union(*(_cell_keys([_get(r, tokens)], lens) for lens in col_lens)) if col_lens else frozenset()
+                for r in pred
+            ])
+        if item.props:
+            alignment = align_rows(truth_cols, pred_cols, len(truth), len(pred), memory_budget=self.memory_budget)
+            pairs = alignment.pairs
+            self.approximate |= alignment.approximate
+        else:  # records without declared sub-fields: compare whole records by value
+            pairs = []
+        matched_t, matched_p = set(), set()
+        for i, j in pairs:
+            matched_t.add(i)
+            matched_p.add(j)
+            for c, (tokens, _) in enumerate(scalars):
+                readings, lens, entry, pending = truth_cells[i][c]
+                if pending:
+                    continue
+                correct = not truth_cols[c][i].isdisjoint(pred_cols[c][j])
+                self.cell(entry, correct, _ptr(p_ptr, (j, *tokens)))
+            for tokens, sub in nested:
+                self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)), _ptr(p_ptr, (j, *tokens)))
+        for i, record in enumerate(truth):
+            if i not in matched_t:
+                self.truth_only(item, record, _ptr(t_ptr, (i,)))
+        for j, record in enumerate(pred):
+            if j not in matched_p:
+                self.pred_only(item, record)
+
+
+def validate_citations(data: Any, path: Path) -> dict[str, list[dict[str, Any]]]:
+    """A citations file maps JSON Pointers to lists of {page, box}; anything else is refused."""
+    if not isinstance(data, dict):
+        raise GtkitError("citations must be a JSON object mapping JSON Pointers to lists of {page, box}", path)
+    for pointer, cites in data.items():
+        if not (pointer == "" or pointer.startswith("/")):
+            raise GtkitError(f"key {pointer!r} is not a JSON Pointer", path)
+        if not isinstance(cites, list) or not all(isinstance(c, dict) for c in cites):
+            raise GtkitError(f"{pointer}: expected a list of {{page, box}} objects", path)
+        for c in cites:
+            page, box = c.get("page"), c.get("box")
+            if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+                raise GtkitError(f"{pointer}: page must be an integer >= 1, got {page!r}", path)
+            if box is not None and not (
+                isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+            ):
+                raise GtkitError(f"{pointer}: box must be [x0, y0, x1, y1], got {box!r}", path)
+    return data
+
+
+def _has_boxes(bundle: Bundle) -> bool:
+    return any(ev.box is not None for f in bundle.gt.fields if f.trust != "pending" for r in f.readings for ev in r.evidence)
+
+
+def score_prediction(
+    bundle: Bundle,
+    predicted: Any,
+    citations: dict[str, list[dict[str, Any]]] | None = None,
+    *,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> DocumentScore:
+    """Score one predicted object (and its citations) against one bundle's ground truth."""
+    scorer = _DocumentScorer(bundle, citations or {}, memory_budget)
+    scorer.walk(compile_schema(bundle.schema), bundle.gt.expected, predicted, "", "")
+    grounded = _has_boxes(bundle)
+    return DocumentScore(
+        doc_id=bundle.doc_id,
+        value=scorer.value,
+        page=scorer.page if grounded else None,
+        word=scorer.word if grounded else None,
+        approximate=scorer.approximate,
+        tags=bundle.gt.tags,
+    )
+
+
+def missing_prediction(bundle: Bundle) -> DocumentScore:
+    """A document with no prediction scores zero: every truth cell is a miss, nothing is predicted."""
+    scorer = _DocumentScorer(bundle, {}, DEFAULT_MEMORY_BUDGET)
+    scorer.truth_only(compile_schema(bundle.schema), bundle.gt.expected, "")
+    grounded = _has_boxes(bundle)
+    return DocumentScore(
+        doc_id=bundle.doc_id,
+        value=Counts(0, 0, max(scorer.value.n_truth, 1)),
+        page=Counts(0, 0, scorer.page.n_truth) if grounded else None,
+        word=Counts(0, 0, scorer.word.n_truth) if grounded else None,
+        prediction="missing",
+        tags=bundle.gt.tags,
+    )
+
+
+def load_prediction(pred_dir: Path, doc_id: str) -> tuple[Any, dict[str, list[dict[str, Any]]]] | None:
+    """(object, citations) from `<doc_id>.json` and `<doc_id>.citations.json`; None when there is no prediction."""
+    path = Path(pred_dir) / f"{doc_id}.json"
+    if not path.is_file():
+        return None
+    predicted = read_json(path)
+    if not isinstance(predicted, dict):
+        raise GtkitError(f"a prediction must be a JSON object, got {type(predicted).__name__}", path)
+    cite_path = Path(pred_dir) / f"{doc_id}.citations.json"
+    citations = validate_citations(read_json(cite_path), cite_path) if cite_path.is_file() else {}
+    return predicted, citations
+
+
+# --- aggregation -------------------------------------------------------------------------
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def summarize(docs: list[DocumentScore]) -> dict[str, Any]:
+    """Unweighted means over documents (grounding over the documents that have a grounding score)."""
+    return {
+        "docs": len(docs),
+        "value_precision": _mean([d.value.precision for d in docs]),
+        "value_recall": _mean([d.value.recall for d in docs]),
+        "value_f1": _mean([d.value.f1 for d in docs]),
+        "page_f1": _mean([d.page.f1 for d in docs if d.page is not None]),
+        "word_f1": _mean([d.word.f1 for d in docs if d.word is not None]),
+        "approximate_docs": sum(d.approximate for d in docs),
+    }
+
+
+def slice_keys(tags: Tags, axis: str) -> list[str]:
+    """The slices a document belongs to on one axis; task tags slice by challenge (T1.c and T1.e: T1, once)."""
+    if axis == "task":
+        return sorted({t.split(".")[0] for t in tags.task}) or ["(none)"]
+    if axis in ("perception", "structure"):
+        return sorted(set(getattr(tags, axis))) or ["(none)"]
+    if axis in ("length", "domain"):
+        return [getattr(tags, axis) or "(none)"]
+    raise GtkitError(f"unknown slice axis {axis!r} (choose from {', '.join(SLICE_AXES)})")
+
+
+@dataclass
+class ScoreReport:
+    documents: list[DocumentScore]
+    by: str | None = None
+
+    def overall(self) -> dict[str, Any]:
+        return summarize(self.documents)
+
+    def slices(self) -> dict[str, dict[str, Any]]:
+        if not self.by:
+            return {}
+        groups: dict[str, list[DocumentScore]] = defaultdict(list)
+        for d in self.documents:
+            for key in slice_keys(d.tags, self.by):
+                groups[key].append(d)
+        return {k: summarize(v) for k, v in sorted(groups.items())}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall(),
+            "by": self.by,
+            "slices": self.slices(),
+            "documents": [d.to_dict() for d in self.documents],
+        }
+
+
+def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> ScoreReport:
+    """Score a prediction folder against a bundle or a dataset."""
+    if by is not None and by not in SLICE_AXES:
+        raise GtkitError(f"unknown slice axis {by!r} (choose from {', '.join(SLICE_AXES)})")
+    if not Path(pred_dir).is_dir():
+        raise GtkitError("prediction folder not found", pred_dir)
+    docs = []
+    for bundle in read_bundles(gt):
+        loaded = load_prediction(pred_dir, bundle.doc_id)
+        if loaded is None:
+            docs.append(missing_prediction(bundle))
+        else:
+            docs.append(score_prediction(bundle, loaded[0], loaded[1], memory_budget=memory_budget))
+    return ScoreReport(documents=docs, by=by)
