@@ -18,9 +18,10 @@ cells), found by `scipy.optimize.linear_sum_assignment`, in three exact steps:
    cell, so pairing across components gains nothing: the optimum is the union of
    per-component optima.
 3. **Assignment.** Each component is solved densely. Where a component's dense
-   matrix would exceed the memory budget, it is solved approximately (rows sorted
-   by their codes, cut into chunks that fit, each chunk solved exactly, leftovers
-   solved again) and the result is flagged `approximate`.
+   matrix would exceed the memory budget, it is solved approximately and the
+   result is flagged `approximate`: rows equal in all columns but one are paired
+   by hash joins (this catches a shifted column), the rest is sorted by its codes,
+   cut into chunks that fit, and each chunk solved exactly.
 
 Pairs with no matching cell are dropped: pairing them or not gives the same cell
 counts (their cells miss on both sides either way).
@@ -28,7 +29,7 @@ counts (their cells miss on both sides either way).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -87,7 +88,7 @@ def _peel(enc: _Encoded) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]
     """Hash-join rows with identical single codes; return pairs and the remaining row indices."""
     t_simple = ~np.isin(np.arange(len(enc.t_code)), [i for d in enc.t_multi for i in d])
     p_simple = ~np.isin(np.arange(len(enc.p_code)), [i for d in enc.p_multi for i in d])
-    buckets: dict[bytes, list[int]] = defaultdict(list)
+    buckets: dict[bytes, deque[int]] = defaultdict(deque)
     for j in np.flatnonzero(p_simple):
         buckets[enc.p_code[j].tobytes()].append(int(j))
     pairs = []
@@ -96,7 +97,7 @@ def _peel(enc: _Encoded) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]
     for i in np.flatnonzero(t_simple):
         bucket = buckets.get(enc.t_code[i].tobytes())
         if bucket:
-            j = bucket.pop()
+            j = bucket.popleft()  # duplicates pair in reading order
             pairs.append((int(i), j))
             t_used[i] = True
             p_used[j] = True
@@ -180,26 +181,54 @@ def _solve_dense(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> list[tuple[in
     return [(int(ti[r]), int(pj[c])) for r, c in zip(rows, cols) if weights[r, c] > 0]
 
 
+def _greedy_near_duplicates(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> list[tuple[int, int]]:
+    """Pair rows equal in every column but one (hash join per left-out column), in reading order.
+
+    Catches single wrong cells and a shifted column without a dense matrix; not provably optimal.
+    """
+    ncols = enc.t_code.shape[1]
+    pairs: list[tuple[int, int]] = []
+    t_free, p_free = set(map(int, ti)), set(map(int, pj))
+    for left_out in range(ncols if ncols > 1 else 0):
+        keep = [c for c in range(ncols) if c != left_out]
+        buckets: dict[bytes, deque[int]] = defaultdict(deque)
+        for j in sorted(p_free):
+            row = enc.p_code[j, keep]
+            if (row >= 0).all():
+                buckets[row.tobytes()].append(j)
+        for i in sorted(t_free):
+            row = enc.t_code[i, keep]
+            bucket = buckets.get(row.tobytes()) if (row >= 0).all() else None
+            if bucket:
+                j = bucket.popleft()
+                pairs.append((i, j))
+                t_free.discard(i)
+                p_free.discard(j)
+    return pairs
+
+
 def _solve_chunked(enc: _Encoded, ti: np.ndarray, pj: np.ndarray, max_pairs: int) -> list[tuple[int, int]]:
-    """Approximate: sort both sides by their codes (most distinctive column first), solve aligned chunks."""
+    """Approximate: near-duplicate hash joins first; the rest sorted by codes and solved in chunks that fit."""
+    pairs = _greedy_near_duplicates(enc, ti, pj)
+    ti = np.setdiff1d(ti, [i for i, _ in pairs])
+    pj = np.setdiff1d(pj, [j for _, j in pairs])
+    if not len(ti) or not len(pj):
+        return pairs
+    if len(ti) * len(pj) <= max_pairs:
+        return pairs + _solve_dense(enc, ti, pj)
     distinct = [len(np.unique(enc.t_code[ti, c])) for c in range(enc.t_code.shape[1])]
     keys = list(np.argsort(distinct)[::-1])
     order_t = ti[np.lexsort([enc.t_code[ti, c] for c in reversed(keys)])]
     order_p = pj[np.lexsort([enc.p_code[pj, c] for c in reversed(keys)])]
     chunk = max(1, int(np.sqrt(max_pairs)))
     pieces = max(1, -(-max(len(ti), len(pj)) // chunk))
-    t_parts, p_parts = np.array_split(order_t, pieces), np.array_split(order_p, pieces)
-    pairs: list[tuple[int, int]] = []
-    for a, b in zip(t_parts, p_parts):
+    for a, b in zip(np.array_split(order_t, pieces), np.array_split(order_p, pieces)):
         if len(a) and len(b):
             pairs.extend(_solve_dense(enc, a, b))
     t_left = np.setdiff1d(ti, [i for i, _ in pairs])
     p_left = np.setdiff1d(pj, [j for _, j in pairs])
-    if len(t_left) and len(p_left):
-        if len(t_left) * len(p_left) <= max_pairs:
-            pairs.extend(_solve_dense(enc, t_left, p_left))
-        elif len(t_left) < len(ti) or len(p_left) < len(pj):
-            pairs.extend(_solve_chunked(enc, t_left, p_left, max_pairs))
+    if len(t_left) and len(p_left) and len(t_left) * len(p_left) <= max_pairs:
+        pairs.extend(_solve_dense(enc, t_left, p_left))
     return pairs
 
 

@@ -1,0 +1,98 @@
+"""The shared format: models, generated JSON Schema, atomic writes, hashes, datasets."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from gtkit.errors import GtkitError
+from gtkit.format import gt_bytes, read_bundle, read_bundles, write_bundle
+from gtkit.format.io import write_bytes_atomic
+from gtkit.format.schema_export import gt_json_schema, rendered
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
+
+
+def test_shipped_json_schema_is_in_sync_with_models():
+    for path, text in rendered().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} drifted: run scripts/export_format_schema.py"
+
+
+def test_generated_schema_accepts_what_models_write_and_rejects_what_they_reject():
+    _, gt = make_gt(INVOICE_SCHEMA, INVOICE)
+    data = json.loads(gt_bytes(gt))
+    jsonschema.validate(data, gt_json_schema())
+    bad = json.loads(gt_bytes(gt))
+    bad["fields"][0]["readings"][0]["evidence"][0]["box"] = [0.5, 0.1, 1.5, 0.2]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, gt_json_schema())
+
+
+def test_round_trip_and_hash_verification(tmp_path):
+    b = make_bundle(tmp_path / "b", INVOICE_SCHEMA, INVOICE)
+    bundle = read_bundle(b)
+    assert bundle.gt.expected == INVOICE
+    (b / "document.pdf").write_bytes((b / "document.pdf").read_bytes() + b"\n%tampered")
+    with pytest.raises(GtkitError, match="hash mismatch"):
+        read_bundle(b)
+
+
+def test_schema_hash_ignores_formatting_but_not_content(tmp_path):
+    b = make_bundle(tmp_path / "b", INVOICE_SCHEMA, INVOICE)
+    (b / "schema.json").write_text(json.dumps(INVOICE_SCHEMA))  # reformatted, same content
+    read_bundle(b)
+    changed = dict(INVOICE_SCHEMA, description="changed")
+    (b / "schema.json").write_text(json.dumps(changed))
+    with pytest.raises(GtkitError, match="schema.json: hash mismatch"):
+        read_bundle(b)
+
+
+def test_unknown_format_version_is_refused(tmp_path):
+    b = make_bundle(tmp_path / "b", INVOICE_SCHEMA, INVOICE)
+    data = json.loads((b / "gt.json").read_text())
+    data["format"] = "gtkit.gt/9"
+    (b / "gt.json").write_text(json.dumps(data))
+    with pytest.raises(GtkitError, match="unknown format version 'gtkit.gt/9'"):
+        read_bundle(b)
+
+
+def test_write_refuses_to_overwrite_without_force(tmp_path):
+    pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
+    write_bundle(tmp_path / "b", pdf=pdf, schema=INVOICE_SCHEMA, gt=gt)
+    before = (tmp_path / "b" / "gt.json").read_bytes()
+    with pytest.raises(GtkitError, match="already exists"):
+        write_bundle(tmp_path / "b", pdf=pdf, schema=INVOICE_SCHEMA, gt=gt)
+    write_bundle(tmp_path / "b", pdf=pdf, schema=INVOICE_SCHEMA, gt=gt, force=True)
+    assert (tmp_path / "b" / "gt.json").read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["b"], "no staging leftovers"
+
+
+def test_failed_atomic_write_leaves_nothing(tmp_path, monkeypatch):
+    import os
+
+    def boom(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        write_bytes_atomic(tmp_path / "x.json", b"{}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dataset_path_may_not_escape(tmp_path):
+    make_bundle(tmp_path / "ds" / "a", INVOICE_SCHEMA, INVOICE, doc_id="a")
+    (tmp_path / "ds" / "dataset.jsonl").write_text('{"doc_id": "a", "path": "a"}\n')
+    assert [b.doc_id for b in read_bundles(tmp_path / "ds")] == ["a"]
+    (tmp_path / "ds" / "dataset.jsonl").write_text('{"doc_id": "a", "path": "../a"}\n')
+    with pytest.raises(GtkitError, match="escapes the dataset folder"):
+        read_bundles(tmp_path / "ds")
+
+
+def test_null_reading_with_evidence_is_invalid():
+    from pydantic import ValidationError
+
+    from gtkit.format import Evidence, Reading
+
+    with pytest.raises(ValidationError):
+        Reading(value=None, evidence=[Evidence(page=1)])
