@@ -1,0 +1,196 @@
+"""Consensus inputs: systems.toml, the runs folder, the documents, and the frozen schema hash.
+
+Layout::
+
+    docs/<doc_id>.pdf
+    runs/<system>/<doc_id>.json              the system's extracted object
+    runs/<system>/<doc_id>.citations.json    optional: JSON Pointer -> [{page, box}]
+    systems.toml
+
+systems.toml names every system that has runs, its model family, whether it emits
+citations, and the hash of the schema its runs were produced for::
+
+    schema_sha256 = "9f2c…"        # default for every system (optional)
+    citing = "gpt-a"               # the one system whose boxes are used (optional)
+
+    [systems.gpt-a]
+    family = "openai"
+    cites = true
+    schema_sha256 = "9f2c…"        # overrides the default
+
+Top-level tables are read as systems too when there is no `[systems]` table. The
+hash is `canonical_sha256` of the schema JSON (sorted keys, no whitespace), the
+same hash gt.json records; a prefix of at least 12 hex digits is accepted. A
+system whose declared hash is missing or differs is refused, by name: its votes
+answered another question and are never silently reinterpreted.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gtkit.errors import GtkitError
+from gtkit.format.io import read_json
+
+DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+CITATIONS_SUFFIX = ".citations.json"
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    family: str
+    cites: bool = False
+    schema_sha256: str | None = None
+
+
+@dataclass
+class Systems:
+    systems: dict[str, System]
+    citing: str | None = None
+    path: Path | None = None
+
+    def family(self, name: str) -> str:
+        return self.systems[name].family
+
+
+def load_systems(path: Path) -> Systems:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise GtkitError(f"malformed TOML: {e}", path) from None
+    default_hash = data.get("schema_sha256")
+    tables = data.get("systems")
+    if not isinstance(tables, dict):
+        tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    if not tables:
+        raise GtkitError("no systems: add a [systems.NAME] table per system (family, cites, schema_sha256)", path)
+    systems: dict[str, System] = {}
+    for name, spec in tables.items():
+        if not isinstance(spec, dict):
+            raise GtkitError(f"system {name!r} must be a table", path)
+        family = spec.get("family")
+        if not isinstance(family, str) or not family:
+            raise GtkitError(f"system {name!r} has no family (e.g. family = \"openai\")", path)
+        cites = spec.get("cites", False)
+        if not isinstance(cites, bool):
+            raise GtkitError(f"system {name!r}: cites must be true or false", path)
+        h = spec.get("schema_sha256", default_hash)
+        if h is not None and not (isinstance(h, str) and re.fullmatch(r"[0-9a-f]{12,64}", h)):
+            raise GtkitError(f"system {name!r}: schema_sha256 must be hex digits (12 to 64), got {h!r}", path)
+        systems[name] = System(name=name, family=family, cites=cites, schema_sha256=h)
+    citing = data.get("citing")
+    if citing is not None and (not isinstance(citing, str) or citing not in systems):
+        raise GtkitError(f"citing = {citing!r} names no system of this file", path)
+    return Systems(systems=dict(sorted(systems.items())), citing=citing, path=path)
+
+
+def check_schema_hash(systems: Systems, used: list[str], schema_hash: str) -> None:
+    """Refuse, naming them, the systems whose runs were produced for another schema version."""
+    bad = []
+    for name in used:
+        declared = systems.systems[name].schema_sha256
+        if declared is None:
+            bad.append(f"{name} (declares no schema_sha256)")
+        elif not schema_hash.startswith(declared):
+            bad.append(f"{name} (declares {declared[:12]}…)")
+    if bad:
+        raise GtkitError(
+            f"runs not produced for this schema (sha256 {schema_hash}): {', '.join(bad)}; "
+            "rerun them against this schema, or give a revised schema a new version", systems.path)
+
+
+def choose_citing(systems: Systems, used: list[str], requested: str | None) -> str | None:
+    """The one system whose boxes are used: --citing, else systems.toml `citing`, else the first that cites."""
+    if requested is not None:
+        if requested not in systems.systems:
+            raise GtkitError(f"--citing {requested!r} is not a system of systems.toml", systems.path)
+        return requested
+    if systems.citing is not None:
+        return systems.citing
+    citers = [s for s in used if systems.systems[s].cites]
+    return citers[0] if citers else None
+
+
+@dataclass
+class Inputs:
+    docs: dict[str, Path]                       # doc_id -> pdf
+    runs: dict[str, dict[str, Path]]            # doc_id -> system -> run file
+    citations: dict[str, dict[str, Path]] = field(default_factory=dict)  # doc_id -> system -> citations file
+    systems_used: list[str] = field(default_factory=list)
+
+
+def discover(docs_dir: Path, runs_dir: Path, systems: Systems) -> Inputs:
+    docs_dir, runs_dir = Path(docs_dir), Path(runs_dir)
+    if not docs_dir.is_dir():
+        raise GtkitError("not a folder (expected docs/<doc_id>.pdf)", docs_dir)
+    if not runs_dir.is_dir():
+        raise GtkitError("not a folder (expected runs/<system>/<doc_id>.json)", runs_dir)
+    docs = {p.stem: p for p in sorted(docs_dir.glob("*.pdf"))}
+    for doc_id, p in docs.items():
+        if not DOC_ID.match(doc_id):
+            raise GtkitError(f"doc id {doc_id!r} must match {DOC_ID.pattern}", p)
+    runs: dict[str, dict[str, Path]] = {}
+    cites: dict[str, dict[str, Path]] = {}
+    used = []
+    for sdir in sorted(p for p in runs_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if sdir.name not in systems.systems:
+            raise GtkitError(f"system {sdir.name!r} has runs ({sdir}) but is missing from systems.toml", systems.path)
+        used.append(sdir.name)
+        for f in sorted(sdir.glob("*.json")):
+            if f.name.endswith(CITATIONS_SUFFIX):
+                cites.setdefault(f.name[: -len(CITATIONS_SUFFIX)], {})[sdir.name] = f
+                continue
+            doc_id = f.stem
+            if doc_id not in docs:
+                raise GtkitError(f"run for doc {doc_id!r} but there is no {docs_dir / (doc_id + '.pdf')}", f)
+            runs.setdefault(doc_id, {})[sdir.name] = f
+    if not used:
+        raise GtkitError("no system folders (expected runs/<system>/<doc_id>.json)", runs_dir)
+    if not docs:
+        raise GtkitError("no PDFs (expected docs/<doc_id>.pdf)", docs_dir)
+    for doc_id, p in docs.items():
+        if doc_id not in runs:
+            raise GtkitError(f"no system has a run for this document (expected runs/<system>/{doc_id}.json)", p)
+    return Inputs(docs=docs, runs={d: runs[d] for d in docs}, citations=cites, systems_used=used)
+
+
+def read_run(path: Path) -> dict[str, Any]:
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise GtkitError(f"a run must be a JSON object, got {type(data).__name__}", path)
+    return data
+
+
+def read_citations(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """Well-formed citations by pointer, and how many malformed entries were dropped."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise GtkitError("citations must be a JSON object mapping JSON Pointers to lists of {page, box}", path)
+    out: dict[str, list[dict[str, Any]]] = {}
+    dropped = 0
+    for pointer, entries in data.items():
+        if not isinstance(pointer, str) or not (pointer == "" or pointer.startswith("/")) or not isinstance(entries, list):
+            dropped += 1
+            continue
+        good = []
+        for c in entries:
+            page = c.get("page") if isinstance(c, dict) else None
+            if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+                dropped += 1
+                continue
+            box = c.get("box")
+            if box is not None and not (isinstance(box, list) and len(box) == 4
+                                        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)):
+                dropped += 1
+                box = None
+            good.append({"page": page, "box": box})
+        out[pointer] = good
+    return out, dropped
