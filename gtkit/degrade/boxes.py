@@ -1,0 +1,61 @@
+"""Moving the ground truth's boxes by each page's homography, in closed form (pure functions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gtkit.format.models import Evidence, FieldEntry, Reading
+from gtkit.geometry import transform_boxes, transform_quad
+
+
+def _valid(box: Sequence[float]) -> bool:
+    return box[0] < box[2] and box[1] < box[3]
+
+
+def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
+    """One evidence entry under the page homography H (normalized coordinates).
+
+    quad_k = H · c_k for the corners c_k (tl, tr, br, bl) of `box` (or of the entry's existing `quad`, when
+    the parent was itself degraded, so transforms compose exactly: H2 · (H1 · c_k));
+    box = clamp((min x, min y, max x, max y) over the quad) to [0, 1];
+    every word w becomes clamp(bbox(H · corners(w))). A page-only entry (no box) is unchanged.
+    A box or word pushed wholly off the page (empty after clamping) is dropped rather than made invalid.
+    """
+    if ev.box is None and ev.quad is None:
+        words = ev.words
+        if words:
+            _, wb = transform_boxes(h, words)
+            words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
+        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote)
+    if ev.quad is not None:
+        quad, box = transform_quad(h, np.asarray(ev.quad, dtype=float))
+    else:
+        quads, boxes = transform_boxes(h, [ev.box])
+        quad, box = quads[0], tuple(map(float, boxes[0]))
+    words = None
+    if ev.words:
+        _, wb = transform_boxes(h, ev.words)
+        words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
+    if not _valid(box):
+        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote)
+    return Evidence(
+        page=ev.page,
+        box=box,
+        words=words,
+        quad=tuple((float(x), float(y)) for x, y in quad),
+        quote=ev.quote,
+    )
+
+
+def transform_fields(fields: Sequence[FieldEntry], homographies: Sequence[np.ndarray]) -> list[FieldEntry]:
+    """Every field with every evidence entry moved by the homography of its page (1-based `page`)."""
+    out = []
+    for f in fields:
+        readings = [
+            Reading(value=r.value, evidence=[transform_evidence(e, homographies[e.page - 1]) for e in r.evidence])
+            for r in f.readings
+        ]
+        out.append(FieldEntry(path=f.path, readings=readings, leniencies=list(f.leniencies), trust=f.trust))
+    return out

@@ -1,0 +1,397 @@
+"""The degrade pipeline: plan (draw) each page's parameters, render the pages, move the boxes, write.
+
+Per page: rasterize the parent page in gray at `dpi`; warp it by the page homography H (rotation, scale
+and corner shifts composed); apply the recipe's photometric stages; encode deterministically; write an
+image-only PDF of the same page sizes. Every evidence box moves by its page's H in closed form. The
+values, schema and tags copy over (perception tag P1 added), and `provenance.parameters` records the dpi,
+the recipe and every drawn value of every page, including H, so `--replay` redoes the run drawing nothing.
+
+Randomness: one Generator per (seed, parent doc_id, page, stage) from `gtkit.rng`; rendering a page is a
+pure function of the parent page and its plan, so output bytes do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gtkit import __version__
+from gtkit.degrade.boxes import transform_fields
+from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
+from gtkit.errors import GtkitError
+from gtkit.format import (
+    GT_NAME,
+    Bundle,
+    DocumentInfo,
+    GroundTruth,
+    ParentRef,
+    Provenance,
+    Tags,
+    index_bytes,
+    index_entry,
+    is_dataset,
+    iter_bundle_dirs,
+    gt_bytes,
+    read_bundles,
+)
+from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_truth
+from gtkit.format.io import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.geometry import page_homography
+from gtkit.rng import generator
+
+DEFAULT_DPI = 200
+PERCEPTION_TAG = "P1"
+PARAMETERS_VERSION = 1
+
+Progress = Callable[[int, int], None]
+
+
+# --- planning (the only place that draws) --------------------------------------------------------------------------
+
+
+def raster_size(width_pt: float, height_pt: float, dpi: int) -> tuple[int, int]:
+    """Pixels covering a page at `dpi`: round(points * dpi / 72), at least 1."""
+    return max(1, round(width_pt * dpi / 72.0)), max(1, round(height_pt * dpi / 72.0))
+
+
+def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tuple[float, float], dpi: int) -> dict[str, Any]:
+    """Draw everything one page needs: its geometry (and H) and each stage's parameters.
+
+    The geometry draws from generator(seed, doc_key, page_no, "geometry"); stage i from
+    generator(seed, doc_key, page_no, "stage", i, name). Returns plain JSON.
+    """
+    g = sample_geometry(recipe.geometry, generator(seed, doc_key, page_no, "geometry"))
+    h = page_homography(size_pt[0], size_pt[1], g["rotation_deg"], g["corner_shift"], g["scale"])
+    g["homography"] = [[float(v) for v in row] for row in h]
+    stages = []
+    for i, entry in enumerate(recipe.stages):
+        rng = generator(seed, doc_key, page_no, "stage", i, entry.stage)
+        applied = True if entry.p >= 1.0 else bool(rng.random() < entry.p)
+        stages.append({"stage": entry.stage, "applied": applied, "params": entry.build().sample(rng) if applied else None})
+    w_px, h_px = raster_size(size_pt[0], size_pt[1], dpi)
+    return {"page": page_no, "size_px": [w_px, h_px], "geometry": g, "stages": stages}
+
+
+# --- rendering (pure given the plan) -------------------------------------------------------------------------------
+
+
+def apply_plan(gray: np.ndarray, plan: dict[str, Any], dpi: int) -> np.ndarray:
+    """Warp a clean gray page by the plan's homography, then run the applied stages in order."""
+    from gtkit.degrade import ops
+    from gtkit.degrade.stages import STAGES
+
+    g = plan["geometry"]
+    img = ops.warp(gray, np.asarray(g["homography"], dtype=float), int(g["background"]))
+    for st in plan["stages"]:
+        if st["applied"]:
+            img = STAGES[st["stage"]].apply(img, st["params"], dpi)
+    return img
+
+
+_DOCS: dict[str, Any] = {}  # per-process cache of open parent PDFs (no random state)
+
+
+def rasterize(pdf_path: str, page_index: int, size_px: tuple[int, int]) -> np.ndarray:
+    """The page as a gray uint8 image of exactly `size_px`, the page rectangle mapped onto the whole image."""
+    import pymupdf
+
+    doc = _DOCS.get(pdf_path)
+    if doc is None:
+        if len(_DOCS) > 8:
+            for d in _DOCS.values():
+                d.close()
+            _DOCS.clear()
+        doc = _DOCS[pdf_path] = pymupdf.open(pdf_path)
+    page = doc[page_index]
+    w, h = size_px
+    rect = page.rect
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(w / rect.width, h / rect.height), colorspace=pymupdf.csGRAY,
+                          alpha=False, clip=rect)
+    img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width]
+    if (pix.width, pix.height) != (w, h):  # MuPDF rounds the pixel rectangle outward: crop or pad to size
+        out = np.full((h, w), 255, dtype=np.uint8)
+        hh, ww = min(h, pix.height), min(w, pix.width)
+        out[:hh, :ww] = img[:hh, :ww]
+        return out
+    return img.copy()
+
+
+def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[str, bytes]:
+    """(kind, encoded image) for one page: rasterize, apply the plan, encode. Pure given its inputs."""
+    from gtkit.degrade import ops
+
+    pdf_path, page_index, dpi, plan, fmt, quality = task
+    try:
+        gray = rasterize(pdf_path, page_index, tuple(plan["size_px"]))
+    except GtkitError:
+        raise
+    except Exception as e:  # noqa: BLE001 - MuPDF failures on a damaged file become one line
+        raise GtkitError(f"page {page_index + 1}: cannot render ({type(e).__name__}: {e})", pdf_path) from None
+    return ops.encode(apply_plan(gray, plan, dpi), fmt, quality)
+
+
+def _init_worker() -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+# --- jobs ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    """One bundle to degrade: its parent, the recipe and seed, and every page's plan."""
+
+    bundle: Bundle
+    recipe: Recipe
+    seed: int
+    dpi: int
+    doc_id: str
+    parent: ParentRef
+    page_sizes: list[tuple[float, float]]
+    plans: list[dict[str, Any]]
+
+    def parameters(self) -> dict[str, Any]:
+        return {"version": PARAMETERS_VERSION, "dpi": self.dpi, "recipe": self.recipe.record(), "pages": self.plans}
+
+
+def open_parent_pdf(path: Path) -> list[tuple[float, float]]:
+    """Page sizes (points) of a parent PDF, refusing encrypted, corrupt or empty files with one line."""
+    import pymupdf
+
+    try:
+        doc = pymupdf.open(path)
+    except Exception as e:  # noqa: BLE001
+        raise GtkitError(f"not a readable PDF ({type(e).__name__}: {e})", path) from None
+    with doc:
+        if doc.needs_pass or doc.is_encrypted or (doc.metadata or {}).get("encryption"):
+            raise GtkitError("the PDF is encrypted; degrade needs an unencrypted document", path)
+        if not doc.is_pdf:
+            raise GtkitError("not a PDF", path)
+        if doc.page_count == 0:
+            raise GtkitError("the PDF has no pages", path)
+        sizes = []
+        for page in doc:
+            r = page.rect
+            if r.width <= 0 or r.height <= 0:
+                raise GtkitError(f"page {page.number + 1} has an empty page box", path)
+            sizes.append((float(r.width), float(r.height)))
+    return sizes
+
+
+def degraded_doc_id(parent_doc_id: str, recipe_name: str, seed: int) -> str:
+    return f"{parent_doc_id}-{slug(recipe_name)}-s{seed}"
+
+
+def parent_ref(bundle: Bundle) -> ParentRef:
+    return ParentRef(doc_id=bundle.doc_id, gt_sha256=sha256_file(bundle.path / GT_NAME),
+                     document_sha256=bundle.gt.document.sha256)
+
+
+def _replay_records(path: Path) -> dict[str, Provenance]:
+    """Recorded provenance by parent doc_id, from a degraded bundle, its gt.json, or a dataset of them."""
+    path = Path(path)
+    records: dict[str, Provenance] = {}
+    if path.is_dir():
+        files = [folder / GT_NAME for _, folder in iter_bundle_dirs(path)]
+    else:
+        files = [path]
+    for f in files:
+        data = read_json(f)
+        if isinstance(data, dict) and "format" in data:
+            prov = parse_ground_truth(data, f).provenance
+        elif isinstance(data, dict) and "pipeline" in data:
+            try:
+                prov = Provenance.model_validate(data)
+            except Exception as e:  # noqa: BLE001
+                raise GtkitError(f"not a degrade record ({e})", f) from None
+        else:
+            raise GtkitError("not a degrade record (expected a degraded gt.json or its provenance)", f)
+        if prov.pipeline != "degrade" or prov.parent is None or not prov.parameters or prov.seed is None:
+            raise GtkitError("not a degrade record: provenance lacks pipeline 'degrade', parent, seed or parameters", f)
+        records[prov.parent.doc_id] = prov
+    return records
+
+
+def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float]], where: Path) -> Job:
+    params = prov.parameters or {}
+    try:
+        dpi = int(params["dpi"])
+        recipe = parse_recipe(params["recipe"], params["recipe"]["name"], where)
+        plans = list(params["pages"])
+    except (KeyError, TypeError, ValueError):
+        raise GtkitError("degrade record is incomplete (needs dpi, recipe and pages)", where) from None
+    parent = parent_ref(bundle)
+    if prov.parent and prov.parent.document_sha256 != parent.document_sha256:
+        raise GtkitError(
+            f"record was made from document {prov.parent.document_sha256[:12]}…, this parent's is "
+            f"{parent.document_sha256[:12]}…", where)
+    if len(plans) != len(sizes):
+        raise GtkitError(f"record has {len(plans)} pages, the parent has {len(sizes)}", where)
+    for plan in plans:
+        if not isinstance(plan, dict) or not {"size_px", "geometry", "stages"} <= set(plan):
+            raise GtkitError("degrade record has a malformed page entry", where)
+    return Job(bundle=bundle, recipe=recipe, seed=int(prov.seed or 0), dpi=dpi,
+               doc_id=degraded_doc_id(bundle.doc_id, recipe.name, int(prov.seed or 0)), parent=parent,
+               page_sizes=sizes, plans=plans)
+
+
+def prepare(
+    source: Path,
+    *,
+    recipe: str | Path | Recipe | None = None,
+    seed: int | None = None,
+    dpi: int | None = None,
+    replay: Path | None = None,
+) -> tuple[list[Job], bool]:
+    """Read and validate everything, draw every plan; nothing is written. Returns (jobs, source is a dataset)."""
+    source = Path(source)
+    bundles = read_bundles(source)
+    if not bundles:
+        raise GtkitError("the dataset holds no bundles", source)
+    jobs: list[Job] = []
+    if replay is not None:
+        records = _replay_records(Path(replay))
+        for b in bundles:
+            prov = records.get(b.doc_id)
+            if prov is None:
+                raise GtkitError(f"no record for parent doc_id {b.doc_id!r}", replay)
+            job = _replay_job(b, prov, open_parent_pdf(b.pdf_path), Path(replay))
+            if recipe is not None and not isinstance(recipe, Recipe) and slug(str(recipe)) != slug(job.recipe.name) \
+                    and Path(str(recipe)).stem != job.recipe.name:
+                raise GtkitError(f"--recipe {recipe} disagrees with the record's recipe {job.recipe.name!r}", replay)
+            if seed is not None and seed != job.seed:
+                raise GtkitError(f"--seed {seed} disagrees with the record's seed {job.seed}", replay)
+            if dpi is not None and dpi != job.dpi:
+                raise GtkitError(f"--dpi {dpi} disagrees with the record's dpi {job.dpi}", replay)
+            jobs.append(job)
+        return jobs, is_dataset(source)
+    if recipe is None:
+        raise GtkitError("give --recipe (see `gtkit recipes`) or --replay")
+    rec = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    seed = 0 if seed is None else int(seed)
+    if seed < 0:
+        raise GtkitError(f"--seed must be a non-negative integer, got {seed}")
+    dpi = DEFAULT_DPI if dpi is None else int(dpi)
+    if not 36 <= dpi <= 1200:
+        raise GtkitError(f"--dpi must be within [36, 1200], got {dpi}")
+    for b in bundles:
+        sizes = open_parent_pdf(b.pdf_path)
+        if len(sizes) != b.gt.document.pages:
+            raise GtkitError(f"gt.json says {b.gt.document.pages} pages, the PDF has {len(sizes)}", b.pdf_path)
+        plans = [plan_page(rec, seed, b.doc_id, i + 1, sizes[i], dpi) for i in range(len(sizes))]
+        jobs.append(Job(bundle=b, recipe=rec, seed=seed, dpi=dpi, doc_id=degraded_doc_id(b.doc_id, rec.name, seed),
+                        parent=parent_ref(b), page_sizes=sizes, plans=plans))
+    return jobs, is_dataset(source)
+
+
+def _tasks(jobs: list[Job]) -> Iterator[tuple[str, int, int, dict[str, Any], str, int]]:
+    for job in jobs:
+        for i, plan in enumerate(job.plans):
+            yield (str(job.bundle.pdf_path), i, job.dpi, plan, job.recipe.output.format, job.recipe.output.quality)
+
+
+def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
+    if workers <= 1:
+        yield from map(render_page, _tasks(jobs))
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
+        yield from pool.map(render_page, _tasks(jobs), chunksize=1)
+
+
+def degraded_ground_truth(job: Job, pdf_sha256: str) -> GroundTruth:
+    """The child's gt.json: parent values, schema and fields with moved boxes; P1 added; provenance recorded."""
+    gt = job.bundle.gt
+    hs = [np.asarray(p["geometry"]["homography"], dtype=float) for p in job.plans]
+    perception = list(gt.tags.perception)
+    if PERCEPTION_TAG not in perception:
+        perception.append(PERCEPTION_TAG)
+    tags = Tags.model_validate({**gt.tags.model_dump(), "perception": perception})
+    return GroundTruth(
+        doc_id=job.doc_id,
+        document=DocumentInfo(sha256=pdf_sha256, pages=len(job.page_sizes), page_sizes=job.page_sizes),
+        schema=gt.schema_,
+        provenance=Provenance(pipeline="degrade", family=gt.provenance.family, seed=job.seed, recipe=job.recipe.name,
+                              parent=job.parent, gtkit=__version__, created=None, parameters=job.parameters()),
+        tags=tags,
+        expected=gt.expected,
+        fields=transform_fields(gt.fields, hs),
+    )
+
+
+def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False, workers: int = 1,
+               progress: Progress | None = None) -> list[Path]:
+    """Render every page and write the bundle (or dataset) atomically into `out`."""
+    from gtkit.degrade.pdfwrite import ImagePdfWriter
+
+    total = sum(len(j.plans) for j in jobs)
+    done = 0
+    folders: list[Path] = []
+    entries = []
+    with staged_dir(Path(out), force=force) as stage:
+        rendered = _rendered(jobs, workers)
+        try:
+            for job in jobs:
+                folder = stage / job.doc_id if dataset else stage
+                folder.mkdir(parents=True, exist_ok=True)
+                writer = ImagePdfWriter(folder / PDF_NAME)
+                try:
+                    for w, h in job.page_sizes:
+                        kind, data = next(rendered)
+                        writer.add_page(w, h, kind, data)
+                        done += 1
+                        if progress is not None:
+                            progress(done, total)
+                finally:
+                    writer.close()
+                gt = degraded_ground_truth(job, sha256_file(folder / PDF_NAME))
+                write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(job.bundle.schema, indent=2), force=True)
+                write_bytes_atomic(folder / GT_NAME, gt_bytes(gt), force=True)
+                folders.append(Path(out) / job.doc_id if dataset else Path(out))
+                entries.append(index_entry(job.doc_id, job.doc_id, gt))
+        finally:
+            rendered.close()
+        if dataset:
+            write_bytes_atomic(stage / INDEX_NAME, index_bytes(entries), force=True)
+    return folders
+
+
+def degrade(
+    source: Path,
+    out: Path,
+    *,
+    recipe: str | Path | Recipe | None = None,
+    seed: int | None = None,
+    dpi: int | None = None,
+    replay: Path | None = None,
+    force: bool = False,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> list[Path]:
+    """Degrade a bundle (or every bundle of a dataset) into `out`; returns the written bundle folders."""
+    out, source = Path(out), Path(source)
+    if out.exists() and not force:
+        raise GtkitError("output already exists (use --force to overwrite)", out)
+    if out.resolve() == source.resolve() or source.resolve() in out.resolve().parents:
+        raise GtkitError("the output must not be the input or inside it", out)
+    if workers < 1:
+        raise GtkitError(f"--workers must be at least 1, got {workers}")
+    workers = min(workers, os.cpu_count() or 1) if workers > 1 else 1
+    jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
+    ids = [j.doc_id for j in jobs]
+    if len(set(ids)) != len(ids):
+        raise GtkitError("two bundles would get the same degraded doc_id", source)
+    return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, progress=progress)
+
+
+__all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_ground_truth", "plan_page", "prepare",
+           "rasterize", "render_page", "write_jobs"]

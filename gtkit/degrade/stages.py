@@ -1,0 +1,430 @@
+"""Photometric stages: each validates its parameter ranges, draws concrete values, and applies a pure op.
+
+A stage in a recipe gives each parameter either a fixed value or a range `[lo, hi]` (a choice parameter
+gives a list of options). `Stage.sample(rng)` draws one concrete value per parameter from its own
+Generator (one per seed, document, page and stage) and returns them as plain JSON; `Stage.apply(img,
+drawn, dpi)` calls the pure functions of `gtkit.degrade.ops` with those values and draws nothing.
+Spatial parameters are in PDF points (1/72 inch), so a recipe looks the same at every dpi.
+
+No stage moves pixels: the only geometric step is the page homography, configured in a recipe's
+`[geometry]` table and applied before the stages. Stages that would warp the page non-rigidly are listed
+in `NON_RIGID` and refused when a recipe loads.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from gtkit.degrade import ops
+
+# --- parameter kinds ----------------------------------------------------------------------------------------------
+
+
+class _Kind:
+    def __init__(self, kind: str):
+        self.kind = kind
+
+
+def _number(v: Any, integer: bool) -> float | int:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise ValueError(f"expected a number, got {type(v).__name__} {v!r}")
+    if integer and not float(v).is_integer():
+        raise ValueError(f"expected an integer, got {v!r}")
+    return int(v) if integer else float(v)
+
+
+def _range_validator(lo: float, hi: float, integer: bool):  # type: ignore[no-untyped-def]
+    def check(v: Any) -> tuple[float, float]:
+        if isinstance(v, list | tuple):
+            if len(v) != 2:
+                raise ValueError(f"a range is [lo, hi], got {len(v)} values")
+            a, b = _number(v[0], integer), _number(v[1], integer)
+        else:
+            a = b = _number(v, integer)
+        if a > b:
+            raise ValueError(f"range [{a}, {b}] has lo > hi")
+        if a < lo or b > hi:
+            raise ValueError(f"{[a, b] if a != b else a} is outside the allowed range [{lo}, {hi}]")
+        return (a, b)
+
+    return check
+
+
+def FloatRange(lo: float, hi: float) -> Any:  # noqa: N802 - a type factory
+    """A float parameter: a number or [lo, hi], every value within the allowed bounds [lo, hi]."""
+    return Annotated[tuple[float, float], BeforeValidator(_range_validator(lo, hi, False)), _Kind("float")]
+
+
+def IntRange(lo: int, hi: int) -> Any:  # noqa: N802
+    """An integer parameter: an integer or [lo, hi] (both ends included), within the allowed bounds."""
+    return Annotated[tuple[int, int], BeforeValidator(_range_validator(lo, hi, True)), _Kind("int")]
+
+
+def _choice_validator(options: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    def check(v: Any) -> list[str]:
+        vals = v if isinstance(v, list) else [v]
+        if not vals:
+            raise ValueError("give at least one option")
+        for x in vals:
+            if not isinstance(x, str):
+                raise ValueError(f"expected one of {list(options)}, got {type(x).__name__} {x!r}")
+            if x not in options:
+                raise ValueError(f"{x!r} is not one of {list(options)}")
+        return vals
+
+    return check
+
+
+def Choice(*options: str) -> Any:  # noqa: N802
+    """A choice parameter: one option or a list of options, drawn uniformly."""
+    return Annotated[list[str], BeforeValidator(_choice_validator(options)), _Kind("choice")]
+
+
+def _rgb(v: Any) -> tuple[int, int, int]:
+    if not isinstance(v, list | tuple) or len(v) != 3:
+        raise ValueError(f"expected an RGB triple [r, g, b], got {v!r}")
+    out = tuple(_number(x, True) for x in v)
+    if any(not 0 <= x <= 255 for x in out):
+        raise ValueError(f"RGB values must be within [0, 255], got {list(out)}")
+    return out  # type: ignore[return-value]
+
+
+RGB = Annotated[tuple[int, int, int], BeforeValidator(_rgb), _Kind("fixed")]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _kind(model: type[BaseModel], name: str) -> str:
+    for m in model.model_fields[name].metadata:
+        if isinstance(m, _Kind):
+            return m.kind
+    return "fixed"
+
+
+def draw(model: BaseModel, rng: np.random.Generator) -> dict[str, Any]:
+    """One concrete value per parameter, in declaration order: uniform in [lo, hi] (floats), uniform over
+    lo..hi (integers), uniform over the options (choices); a fixed range draws nothing."""
+    out: dict[str, Any] = {}
+    for name in type(model).model_fields:
+        v = getattr(model, name)
+        kind = _kind(type(model), name)
+        if kind == "float":
+            out[name] = float(v[0]) if v[0] == v[1] else float(rng.uniform(v[0], v[1]))
+        elif kind == "int":
+            out[name] = int(v[0]) if v[0] == v[1] else int(rng.integers(v[0], v[1] + 1))
+        elif kind == "choice":
+            out[name] = v[0] if len(v) == 1 else v[int(rng.integers(0, len(v)))]
+        else:
+            out[name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def px(points: float, dpi: int) -> float:
+    """A length in PDF points as pixels at `dpi`: points * dpi / 72."""
+    return float(points) * dpi / 72.0
+
+
+def new_noise_seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(0, 2**63 - 1))
+
+
+# --- stages -------------------------------------------------------------------------------------------------------
+
+
+class Stage:
+    """A photometric stage: `Params` validates the recipe's ranges; `sample` draws; `apply` is pure."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Params: ClassVar[type[Params]]
+    uses_noise: ClassVar[bool] = False
+
+    def __init__(self, params: Params):
+        self.params = params
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        drawn = draw(self.params, rng)
+        if self.uses_noise:
+            drawn["noise_seed"] = new_noise_seed(rng)
+        return drawn
+
+    @staticmethod
+    def apply(img: np.ndarray, drawn: dict[str, Any], dpi: int) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class ToneCurve(Stage):
+    name = "tone_curve"
+    summary = "levels and gamma: contrast, faded ink, grey paper"
+
+    class Params(Params):
+        gamma: FloatRange(0.2, 5.0) = (1.0, 1.0)
+        black: FloatRange(0, 200) = (0.0, 0.0)
+        white: FloatRange(50, 255) = (255.0, 255.0)
+        out_black: FloatRange(0, 255) = (0.0, 0.0)
+        out_white: FloatRange(0, 255) = (255.0, 255.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.tone_curve(img, d["gamma"], d["black"], max(d["white"], d["black"] + 1), d["out_black"], d["out_white"])
+
+
+class Tint(Stage):
+    name = "tint"
+    summary = "colour the page: paper and ink colours (carbon blue-grey, yellowed paper)"
+
+    class Params(Params):
+        paper: RGB = (255, 255, 255)
+        ink: RGB = (0, 0, 0)
+        amount: FloatRange(0, 1) = (1.0, 1.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.tint(img, tuple(d["paper"]), tuple(d["ink"]), d["amount"])
+
+
+class Blur(Stage):
+    name = "blur"
+    summary = "Gaussian blur (soft strokes, defocus), sigma in points"
+
+    class Params(Params):
+        sigma: FloatRange(0, 5) = (0.3, 0.3)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.blur(img, px(d["sigma"], dpi))
+
+
+class Resample(Stage):
+    name = "resample"
+    summary = "down to an effective resolution (dpi_x, dpi_y) and back up"
+
+    class Params(Params):
+        dpi_x: FloatRange(20, 1200) = (100.0, 100.0)
+        dpi_y: FloatRange(20, 1200) = (100.0, 100.0)
+        up: Choice("linear", "nearest", "cubic") = ["linear"]
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.resample(img, min(1.0, d["dpi_x"] / dpi), min(1.0, d["dpi_y"] / dpi), d["up"])
+
+
+class Jpeg(Stage):
+    name = "jpeg"
+    summary = "JPEG compression artefacts (encode and decode at a quality)"
+
+    class Params(Params):
+        quality: IntRange(5, 100) = (75, 75)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.jpeg_roundtrip(img, d["quality"])
+
+
+class Threshold(Stage):
+    name = "threshold"
+    summary = "to 1 bit: Otsu, a fixed level, or Bayer ordered dithering"
+
+    class Params(Params):
+        method: Choice("otsu", "fixed", "bayer") = ["otsu"]
+        level: FloatRange(1, 254) = (128.0, 128.0)
+        offset: FloatRange(-60, 60) = (0.0, 0.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.threshold(img, d["method"], d["level"], d["offset"])
+
+
+class GaussianNoise(Stage):
+    name = "gaussian_noise"
+    summary = "sensor noise: additive Gaussian noise, sigma in grey levels"
+    uses_noise = True
+
+    class Params(Params):
+        sigma: FloatRange(0, 80) = (8.0, 8.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.gaussian_noise(img, d["sigma"], d["noise_seed"])
+
+
+class PaperGrain(Stage):
+    name = "paper_grain"
+    summary = "low-frequency paper texture"
+    uses_noise = True
+
+    class Params(Params):
+        strength: FloatRange(0, 0.5) = (0.05, 0.05)
+        grain: FloatRange(0.5, 100) = (3.0, 3.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.paper_grain(img, d["strength"], px(d["grain"], dpi), d["noise_seed"])
+
+
+def _per_page(count_per_page: float, img: np.ndarray, dpi: int) -> int:
+    """Counts in recipes are per letter-size page area (612 x 792 pt); scale by the actual area."""
+    area_pt = img.shape[0] * img.shape[1] * (72.0 / dpi) ** 2
+    return int(round(count_per_page * area_pt / (612.0 * 792.0)))
+
+
+class Speckle(Stage):
+    name = "speckle"
+    summary = "salt-and-pepper specks, counts per letter page, radius in points"
+    uses_noise = True
+
+    class Params(Params):
+        dark: IntRange(0, 200000) = (500, 500)
+        light: IntRange(0, 200000) = (0, 0)
+        radius: FloatRange(0, 5) = (0.1, 0.4)
+        dark_level: IntRange(0, 255) = (30, 30)
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        drawn = draw(self.params, rng)
+        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each speck draws its own
+        drawn["noise_seed"] = new_noise_seed(rng)
+        return drawn
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        r = (px(d["radius"][0], dpi), px(d["radius"][1], dpi))
+        return ops.speckle(img, _per_page(d["dark"], img, dpi), _per_page(d["light"], img, dpi), r,
+                           d["noise_seed"], dark_level=d["dark_level"])
+
+
+class Dust(Stage):
+    name = "dust"
+    summary = "dust particles and hairs on the glass"
+    uses_noise = True
+
+    class Params(Params):
+        particles: IntRange(0, 20000) = (100, 100)
+        radius: FloatRange(0.05, 5) = (0.2, 1.0)
+        hairs: IntRange(0, 100) = (2, 2)
+        hair_length: FloatRange(1, 200) = (20.0, 20.0)
+        darkness: FloatRange(0, 1) = (0.7, 0.7)
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        drawn = draw(self.params, rng)
+        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each particle draws its own
+        drawn["noise_seed"] = new_noise_seed(rng)
+        return drawn
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        r = (px(d["radius"][0], dpi), px(d["radius"][1], dpi))
+        return ops.dust(img, _per_page(d["particles"], img, dpi), r, d["hairs"], px(d["hair_length"], dpi),
+                        d["darkness"], d["noise_seed"])
+
+
+class Streaks(Stage):
+    name = "streaks"
+    summary = "photocopier toner streaks: vertical dark (or light) bands"
+
+    class Params(Params):
+        count: IntRange(0, 50) = (1, 3)
+        width: FloatRange(0.0005, 0.2) = (0.002, 0.01)
+        strength: FloatRange(-1, 1) = (0.1, 0.3)
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        p = self.params
+        lo, hi = p.count  # type: ignore[attr-defined]
+        n = int(lo) if lo == hi else int(rng.integers(lo, hi + 1))
+        bands = []
+        for _ in range(n):
+            w = float(rng.uniform(*p.width))  # type: ignore[attr-defined]
+            bands.append({"x": float(rng.uniform(0.0, 1.0 - w)), "width": w,
+                          "strength": float(rng.uniform(*p.strength))})  # type: ignore[attr-defined]
+        return {"bands": bands}
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.streaks(img, d["bands"])
+
+
+class Vignette(Stage):
+    name = "vignette"
+    summary = "darker corners of a camera lens"
+
+    class Params(Params):
+        strength: FloatRange(0, 0.9) = (0.2, 0.2)
+        falloff: FloatRange(0.5, 6) = (2.0, 2.0)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.vignette(img, d["strength"], d["falloff"])
+
+
+class Illumination(Stage):
+    name = "illumination"
+    summary = "uneven light: a linear brightness ramp across the page"
+
+    class Params(Params):
+        angle: FloatRange(-360, 360) = (0.0, 360.0)
+        strength: FloatRange(0, 0.9) = (0.1, 0.1)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.illumination(img, d["angle"], d["strength"])
+
+
+class Shadow(Stage):
+    name = "shadow"
+    summary = "shadowed copying: a dark band along one edge"
+
+    class Params(Params):
+        side: Choice("left", "right", "top", "bottom") = ["left", "right"]
+        width: FloatRange(0.01, 0.6) = (0.05, 0.15)
+        depth: FloatRange(0, 1) = (0.3, 0.6)
+        softness: FloatRange(0, 1) = (0.5, 0.9)
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.shadow(img, d["side"], d["width"], d["depth"], d["softness"])
+
+
+class BleedThrough(Stage):
+    name = "bleed_through"
+    summary = "ink of the back side showing through (the page mirrored, blurred, faint)"
+
+    class Params(Params):
+        alpha: FloatRange(0, 0.6) = (0.1, 0.1)
+        blur: FloatRange(0, 10) = (1.0, 1.0)
+        offset: FloatRange(-30, 30) = (0.0, 0.0)
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        drawn = draw(self.params, rng)
+        lo, hi = self.params.offset  # type: ignore[attr-defined]
+        drawn["offset"] = float(drawn["offset"])
+        drawn["offset_y"] = float(lo) if lo == hi else float(rng.uniform(lo, hi))
+        return drawn
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return ops.bleed_through(img, d["alpha"], px(d["blur"], dpi), px(d["offset"], dpi), px(d["offset_y"], dpi))
+
+
+STAGES: dict[str, type[Stage]] = {
+    cls.name: cls
+    for cls in (ToneCurve, Tint, Blur, Resample, Jpeg, Threshold, GaussianNoise, PaperGrain, Speckle, Dust, Streaks,
+                Vignette, Illumination, Shadow, BleedThrough)
+}
+
+NON_RIGID: frozenset[str] = frozenset({
+    "crease", "creases", "fold", "folding", "curl", "page_curl", "book_curl", "curvature", "book_binding",
+    "bindings", "elastic", "elastic_transform", "elastic_warp", "lens_distortion", "barrel", "pincushion",
+    "optical_distortion", "grid_distortion", "mesh_warp", "wave", "warp", "wrinkle", "bend", "ripple",
+    "piecewise_affine", "jitter", "dewarp", "geometric", "squish",
+})
+"""Stages that would move pixels non-rigidly: their effect on a box has no closed form, so they are refused."""
+
+RIGID_GEOMETRY: frozenset[str] = frozenset({"rotate", "rotation", "perspective", "affine", "homography", "scale",
+                                            "shear", "translate", "skew"})
+"""Geometric steps that belong in a recipe's [geometry] table, not in its stage list."""
+
+__all__ = ["NON_RIGID", "RIGID_GEOMETRY", "STAGES", "Stage", "draw", "px"]
