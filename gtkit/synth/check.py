@@ -1,0 +1,56 @@
+"""The synth pipeline's check for `gtkit check`: re-find every value in the bundle's PDF.
+
+The family's layout is re-planned from the bundle's own `expected` (layout depends
+only on it), the PDF's words are read back and matched, the mechanical checks run
+(every value found exactly once on the page the records say, nothing clipped,
+nothing overlapping, fonts embedded), and the evidence found must equal the
+evidence recorded in gt.json, field by field.
+"""
+
+from __future__ import annotations
+
+from gtkit.check import Problem
+from gtkit.errors import GtkitError
+from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.io import canonical_sha256
+from gtkit.synth.family import get_family
+from gtkit.synth.layout import plan_document
+from gtkit.synth.pipeline import build_fields
+from gtkit.synth.readback import SynthProblem, locate
+
+
+def check_synth_bundle(bundle: Bundle) -> list[Problem]:
+    g = str(bundle.path / GT_NAME)
+    pdf_file = str(bundle.path / PDF_NAME)
+    gt = bundle.gt
+    try:
+        family = get_family(gt.provenance.family or "")
+    except GtkitError as e:
+        return [Problem(g, "/provenance/family", e.message)]
+    if canonical_sha256(family.schema) != canonical_sha256(bundle.schema):
+        return [Problem(g, "/schema", f"schema.json is not the schema of family {family.name!r} in this gtkit")]
+    try:
+        plan = plan_document(family, gt.expected)
+    except GtkitError as e:
+        return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
+    located = locate(plan, bundle.pdf_path.read_bytes())
+    problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
+    if problems:
+        return problems
+    found: list[SynthProblem] = []
+    fields = build_fields(bundle.schema, gt.expected, located.evidence, found)
+    problems = [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
+    recorded = {f.path: (i, f) for i, f in enumerate(gt.fields)}
+    for entry in fields:
+        at = recorded.get(entry["path"])
+        if at is None:
+            continue  # the core check reports leaves without an entry
+        i, f = at
+        have = [e.model_dump(mode="json") for e in f.readings[0].evidence]
+        want = entry["readings"][0]["evidence"]
+        if have != want:
+            problems.append(Problem(g, f"/fields/{i}", f"evidence of {entry['path']} differs from what the PDF shows "
+                                    f"({len(have)} recorded, {len(want)} found)"))
+        if len(problems) >= 50:
+            break
+    return problems

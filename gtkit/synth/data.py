@@ -1,0 +1,130 @@
+"""User records for `--data`: JSON Lines or CSV, validated against the family's record schema.
+
+Every problem names the file and the line it is on; nothing is rendered before the
+whole file is valid. CSV cells arrive as text: an empty cell is null, and cells of
+number/integer/boolean fields are converted by the schema's type.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+from gtkit.errors import GtkitError
+from gtkit.schema import escape_token
+from gtkit.synth.family import Family
+
+
+def _types(prop: dict[str, Any]) -> set[str]:
+    t = prop.get("type")
+    return {t} if isinstance(t, str) else set(t or [])
+
+
+def _convert_csv_cell(text: str, prop: dict[str, Any], name: str, lineno: int, path: Path) -> Any:
+    if text.strip() == "":
+        return None
+    types = _types(prop)
+    text = text.strip()
+    if "integer" in types:
+        try:
+            return int(text)
+        except ValueError:
+            raise GtkitError(f"line {lineno}: field {name!r}: {text!r} is not an integer", path) from None
+    if "number" in types:
+        try:
+            value = float(text.replace(",", "").lstrip("$"))
+        except ValueError:
+            raise GtkitError(f"line {lineno}: field {name!r}: {text!r} is not a number", path) from None
+        return int(value) if value.is_integer() and "." not in text else value
+    if "boolean" in types:
+        low = text.lower()
+        if low in ("true", "yes", "x", "1"):
+            return True
+        if low in ("false", "no", "0"):
+            return False
+        raise GtkitError(f"line {lineno}: field {name!r}: {text!r} is not a boolean", path)
+    return text
+
+
+def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    except IsADirectoryError:
+        raise GtkitError("is a folder, expected a .jsonl or .csv file", path) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise GtkitError(f"not UTF-8 text ({e.reason} at byte {e.start})", path) from None
+    suffix = path.suffix.lower()
+    rows: list[tuple[int, Any]] = []
+    if suffix in (".jsonl", ".ndjson"):
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((lineno, json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
+    elif suffix == ".csv":
+        props = family.record_schema.get("properties", {})
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise GtkitError("empty CSV file (expected a header row of field names)", path) from None
+        header = [h.strip() for h in header]
+        unknown = [h for h in header if h not in props]
+        if unknown:
+            raise GtkitError(f"line 1: unknown column(s) {', '.join(map(repr, unknown))} "
+                             f"(fields: {', '.join(props)})", path)
+        while True:
+            start = reader.line_num + 1
+            try:
+                cells = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as e:
+                raise GtkitError(f"line {start}: malformed CSV: {e}", path) from None
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                raise GtkitError(f"line {start}: {len(cells)} cells, the header has {len(header)}", path)
+            rows.append((start, {h: _convert_csv_cell(c, props[h], h, start, path) for h, c in zip(header, cells)}))
+    else:
+        raise GtkitError(f"unknown data format {suffix or '(no extension)'!r}: use .jsonl or .csv", path)
+    if not rows:
+        raise GtkitError("no records in the file", path)
+    return rows
+
+
+def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
+    """Parse and validate a data file; the first bad record raises with its line number."""
+    path = Path(path)
+    schema = {**family.record_schema}
+    if "$schema" not in schema and "$schema" in family.schema:
+        schema["$schema"] = family.schema["$schema"]
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = cls(schema)
+    records: list[dict[str, Any]] = []
+    for lineno, rec in _rows(path, family):
+        if not isinstance(rec, dict):
+            raise GtkitError(f"line {lineno}: a record must be a JSON object, got {type(rec).__name__}", path)
+        errors = sorted(validator.iter_errors(rec), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        if errors:
+            err = errors[0]
+            where = "".join("/" + escape_token(p) for p in err.absolute_path)
+            field = f"field {where.lstrip('/')!r}: " if where else ""
+            raise GtkitError(f"line {lineno}: {field}{err.message}", path)
+        for name, value in rec.items():
+            if isinstance(value, str) and not value.split():
+                raise GtkitError(f"line {lineno}: field {name!r} is blank (use null for a missing value)", path)
+        records.append(rec)
+    return records

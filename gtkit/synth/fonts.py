@@ -1,0 +1,84 @@
+"""The fonts synth draws with: TTF files shipped under templates/fonts/, never system fonts.
+
+Every font is registered with reportlab under a gtkit-specific name, and the same
+reportlab metrics (`stringWidth`) measure text for layout and draw it, so a line
+measured to fit is the line that is drawn.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+
+from gtkit.errors import GtkitError
+from gtkit.paths import FONTS_DIR
+
+
+@lru_cache(maxsize=None)
+def register(file_name: str) -> str:
+    """Register `templates/fonts/<file_name>` with reportlab once; return the name to draw with."""
+    path = FONTS_DIR / file_name
+    if not path.is_file():
+        raise GtkitError("font file not found (fonts ship under templates/fonts/)", path)
+    name = "gtkit-" + path.stem
+    pdfmetrics.registerFont(TTFont(name, str(path)))
+    return name
+
+
+class Measure:
+    """Text widths in points for one (font, size), cached per string (values repeat a lot)."""
+
+    __slots__ = ("font", "size", "_cache", "space")
+
+    def __init__(self, font: str, size: float):
+        self.font = font
+        self.size = size
+        self._cache: dict[str, float] = {}
+        self.space = pdfmetrics.stringWidth(" ", font, size)
+
+    def __call__(self, text: str) -> float:
+        w = self._cache.get(text)
+        if w is None:
+            w = pdfmetrics.stringWidth(text, self.font, self.size)
+            if len(self._cache) < 200_000:
+                self._cache[text] = w
+        return w
+
+
+def wrap(tokens: list[str], width: float, measure: Measure) -> list[list[str]]:
+    """Greedy word wrap of `tokens` into lines no wider than `width`.
+
+    A token wider than the whole line is broken between characters (the read-back
+    matches values by their characters, so a broken token is still found).
+    """
+    lines: list[list[str]] = []
+    line: list[str] = []
+    used = 0.0
+    space = measure.space
+    for tok in tokens:
+        w = measure(tok)
+        if w > width:
+            if line:
+                lines.append(line)
+                line, used = [], 0.0
+            piece = ""
+            for ch in tok:
+                if piece and measure(piece + ch) > width:
+                    lines.append([piece])
+                    piece = ""
+                piece += ch
+            line, used = [piece], measure(piece)
+            continue
+        if not line:
+            line, used = [tok], w
+        elif used + space + w <= width:
+            line.append(tok)
+            used += space + w
+        else:
+            lines.append(line)
+            line, used = [tok], w
+    if line:
+        lines.append(line)
+    return lines

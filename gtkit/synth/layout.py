@@ -1,0 +1,405 @@
+"""Measured layout and pagination: records become runs of text placed on pages.
+
+Every record is laid out as a block whose height is measured with the font
+metrics that draw it (`reportlab.pdfbase.pdfmetrics.stringWidth` through
+`fonts.Measure`); blocks are packed into columns (renderer `columns`) or table
+rows (renderer `table`) and pages by that measured size. A record is never split
+across a column or page; a page ends only when the next record does not fit.
+Page chrome (running header, caption, column headers, "Page x of y") is laid out
+on every page and drawn before the page's records.
+
+The plan holds, in drawing order, every *item*: one value occurrence (a JSON
+Pointer into `expected`) or one literal piece of chrome, with the characters it
+prints. The read-back uses the items only for their text and order; where a value
+sits on the page is taken from the PDF, never from the plan. The plan's regions
+(the column or cell a value belongs to) serve the clipping check.
+
+Coordinates here are PDF points with the origin at the top-left of the page;
+`y` of a run is its baseline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gtkit.errors import GtkitError
+from gtkit.schema import escape_token
+from gtkit.synth.family import Family, display
+from gtkit.synth.fonts import Measure, register
+
+ASCENT = 0.8  # baseline sits this many font sizes below the top of the glyph box, centred in the leading
+
+
+class Run:
+    """One string drawn at (x, baseline y) in one font."""
+
+    __slots__ = ("x", "y", "font", "size", "text")
+
+    def __init__(self, x: float, y: float, font: str, size: float, text: str):
+        self.x, self.y, self.font, self.size, self.text = x, y, font, size, text
+
+
+class Item:
+    """One value occurrence (pointer set) or literal chrome (pointer None), in drawing order."""
+
+    __slots__ = ("pointer", "chars", "text", "record", "region", "page")
+
+    def __init__(self, pointer: str | None, text: str, record: int | None, region: tuple[float, float, float, float], page: int):
+        self.pointer = pointer
+        self.text = text
+        self.chars = "".join(text.split())
+        self.record = record
+        self.region = region
+        self.page = page  # 0-based, the plan's belief (checked against the PDF, never used as evidence)
+
+
+@dataclass
+class PagePlan:
+    chrome_runs: list[Run] = field(default_factory=list)
+    chrome_items: list[Item] = field(default_factory=list)
+    body_runs: list[Run] = field(default_factory=list)
+    rules: list[tuple[float, float, float, float, float]] = field(default_factory=list)  # x0, y0, x1, y1, width
+    first_item: int = 0  # index into Plan.body_items
+    end_item: int = 0
+    header_runs: list[Run] = field(default_factory=list)  # a table's column header, drawn as chrome
+    header_items: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    page_size: tuple[float, float]
+    content: tuple[float, float, float, float]  # the margin box every word must stay inside
+    pages: list[PagePlan]
+    body_items: list[Item]
+    record_pages: list[int]  # page (0-based) of each record
+    record_heights: list[float]  # measured height of each record's block (points, gap excluded)
+    body_box: tuple[float, float, float, float]
+    fonts: dict[str, str]
+
+
+_PLACEHOLDER = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def _fonts(layout: dict[str, Any]) -> dict[str, str]:
+    files = layout.get("fonts") or {}
+    if "regular" not in files:
+        raise GtkitError("layout.toml needs [fonts] regular = '<file in templates/fonts>'")
+    return {key: register(str(name)) for key, name in files.items()}
+
+
+def _leaf_text(family: Family, field_name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(family.display(field_name, value).split())
+    return text or None
+
+
+class _Wrapper:
+    """Wraps owned segments into lines of runs, measuring with one font."""
+
+    def __init__(self, font: str, size: float):
+        self.font, self.size = font, size
+        self.m = Measure(font, size)
+
+    def lines(self, segments: list[tuple[str | None, str]], width: float) -> list[list[tuple[str | None, str, float]]]:
+        """[(owner, text)] -> lines of (owner, run text, x offset)."""
+        m = self.m
+        if len(segments) == 1 and m(segments[0][1]) <= width:
+            return [[(segments[0][0], segments[0][1], 0.0)]]
+        tokens: list[tuple[str, str | None]] = []
+        for owner, text in segments:
+            for tok in text.split():
+                if m(tok) <= width:
+                    tokens.append((tok, owner))
+                    continue
+                piece = ""
+                for ch in tok:  # a token wider than the line is broken between characters
+                    if piece and m(piece + ch) > width:
+                        tokens.append((piece, owner))
+                        piece = ""
+                    piece += ch
+                tokens.append((piece, owner))
+        space = m.space
+        out: list[list[tuple[str | None, str, float]]] = []
+        line: list[tuple[str | None, list[str], float]] = []  # owner, tokens, x offset
+        used = 0.0
+        for tok, owner in tokens:
+            w = m(tok)
+            if line and used + space + w > width:
+                out.append([(o, " ".join(t), x) for o, t, x in line])
+                line, used = [], 0.0
+            if not line:
+                line.append((owner, [tok], 0.0))
+                used = w
+            elif line[-1][0] == owner:
+                line[-1][1].append(tok)
+                used += space + w
+            else:
+                line.append((owner, [tok], used + space))
+                used += space + w
+        if line:
+            out.append([(o, " ".join(t), x) for o, t, x in line])
+        return out
+
+
+def _template_segments(template: str, context: dict[str, Any], family: Family, page: int, pages: int, where: str):
+    """A chrome template as [(pointer or None, text)]: placeholders stand alone between spaces."""
+    segments: list[tuple[str | None, str]] = []
+    literal: list[str] = []
+    for tok in template.split():
+        m = _PLACEHOLDER.match(tok)
+        if m is None:
+            if "{" in tok or "}" in tok:
+                raise GtkitError(f"{where}: a placeholder must stand alone between spaces, got {tok!r}")
+            literal.append(tok)
+            continue
+        name = m.group(1)
+        if name == "page":
+            literal.append(str(page + 1))
+            continue
+        if name == "pages":
+            literal.append(str(pages))
+            continue
+        if literal:
+            segments.append((None, " ".join(literal)))
+            literal = []
+        if name not in family.schema.get("properties", {}) or name == family.records_field:
+            raise GtkitError(f"{where}: placeholder {{{name}}} is not a document-level field of the schema")
+        text = _leaf_text(family, name, context.get(name))
+        if text is not None:
+            segments.append(("/" + escape_token(name), text))
+    if literal:
+        segments.append((None, " ".join(literal)))
+    return segments
+
+
+def _chrome(family: Family, context: dict[str, Any], fonts: dict[str, str], page: int, pages: int,
+            content: tuple[float, float, float, float], pp: PagePlan) -> None:
+    left, _, right, _ = content
+    for i, spec in enumerate(family.layout.get("chrome", [])):
+        font = fonts[spec.get("font", "regular")]
+        size = float(spec.get("size", 8))
+        leading = float(spec.get("leading", size * 1.2))
+        top = float(spec["top"])
+        baseline = top + (leading - size) / 2 + ASCENT * size
+        w = _Wrapper(font, size)
+        for align in ("left", "center", "right"):
+            template = spec.get(align)
+            if not template:
+                continue
+            segs = _template_segments(template, context, family, page, pages, f"layout.toml chrome {i + 1}")
+            if not segs:
+                continue
+            widths = [w.m(t) for _, t in segs]
+            total = sum(widths) + w.m.space * (len(segs) - 1)
+            if total > right - left:
+                raise GtkitError(f"chrome line {i + 1} is {total:.0f} pt wide, the page has {right - left:.0f} pt")
+            x = left if align == "left" else right - total if align == "right" else (left + right - total) / 2
+            for (ptr, text), wd in zip(segs, widths):
+                pp.chrome_runs.append(Run(x, baseline, font, size, text))
+                pp.chrome_items.append(Item(ptr, text, None, (x, top, x + wd, top + leading), page))
+                x += wd + w.m.space
+    for spec in family.layout.get("rule", []):
+        y = float(spec["y"])
+        pp.rules.append((left, y, right, y, float(spec.get("width", 0.5))))
+
+
+def _geometry(family: Family) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
+    width, height = family.page_size
+    ml, mt, mr, mb = (float(v) for v in family.layout.get("page", {}).get("margins", [36, 36, 36, 36]))
+    content = (ml, mt, width - mr, height - mb)
+    body = family.layout.get("body", {})
+    body_box = (ml, float(body.get("top", mt)), width - mr, float(body.get("bottom", height - mb)))
+    if not (content[1] <= body_box[1] < body_box[3] <= content[3]):
+        raise GtkitError("layout.toml [body] top/bottom must lie inside the page margins")
+    return content, body_box
+
+
+def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
+    """Lay out `expected` (context fields plus records) on pages, by measurement."""
+    fonts = _fonts(family.layout)
+    content, body_box = _geometry(family)
+    records = expected.get(family.records_field) or []
+    context = {k: v for k, v in expected.items() if k != family.records_field}
+    if family.renderer == "columns":
+        pages, items, rec_pages, heights = _columns(family, records, fonts, body_box)
+    else:
+        pages, items, rec_pages, heights = _table(family, records, fonts, body_box)
+    total = len(pages)
+    for p, pp in enumerate(pages):
+        chrome = PagePlan()
+        _chrome(family, context, fonts, p, total, content, chrome)
+        pp.chrome_runs, pp.chrome_items = chrome.chrome_runs, chrome.chrome_items
+        pp.rules = chrome.rules + pp.rules
+    return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts)
+
+
+def _record_pointer(family: Family, index: int, name: str) -> str:
+    return f"/{escape_token(family.records_field)}/{index}/{escape_token(name)}"
+
+
+def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
+    spec = family.layout["columns"]
+    n_cols = int(spec.get("count", 3))
+    gutter = float(spec.get("gutter", 12))
+    font = fonts[spec.get("font", "regular")]
+    size = float(spec.get("size", 8))
+    leading = float(spec.get("leading", size * 1.2))
+    gap = float(spec.get("gap", leading))
+    line_specs: list[list[str]] = spec["lines"]
+    x0, top, x1, bottom = body_box
+    col_w = (x1 - x0 - gutter * (n_cols - 1)) / n_cols
+    wrapper = _Wrapper(font, size)
+    pad = (leading - size) / 2 + ASCENT * size
+
+    pages: list[PagePlan] = [PagePlan()]
+    items: list[Item] = []
+    rec_pages: list[int] = []
+    heights: list[float] = []
+    col, y = 0, top
+    for r, rec in enumerate(records):
+        block: list[list[tuple[str | None, str, float]]] = []
+        for names in line_specs:
+            segs = []
+            for name in names:
+                text = _leaf_text(family, name, rec.get(name))
+                if text is not None:
+                    segs.append((_record_pointer(family, r, name), text))
+            if segs:
+                block.extend(wrapper.lines(segs, col_w))
+        h = len(block) * leading
+        if h > bottom - top:
+            raise GtkitError(f"record {r} needs {h:.0f} pt, more than a whole column ({bottom - top:.0f} pt)")
+        if y + h > bottom:
+            col += 1
+            y = top
+            if col == n_cols:
+                col = 0
+                pages[-1].end_item = len(items)
+                pages.append(PagePlan(first_item=len(items)))
+        page = len(pages) - 1
+        cx = x0 + col * (col_w + gutter)
+        region = (cx, y, cx + col_w, y + h)
+        pp = pages[-1]
+        last_ptr = None
+        for li, line in enumerate(block):
+            base = y + li * leading + pad
+            for ptr, text, off in line:
+                pp.body_runs.append(Run(cx + off, base, font, size, text))
+                if ptr == last_ptr:
+                    it = items[-1]
+                    it.text += " " + text
+                    it.chars += "".join(text.split())
+                else:
+                    items.append(Item(ptr, text, r, region, page))
+                    last_ptr = ptr
+        rec_pages.append(page)
+        heights.append(h)
+        y += h + gap
+    pages[-1].end_item = len(items)
+    return pages, items, rec_pages, heights
+
+
+def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
+    spec = family.layout["table"]
+    font = fonts[spec.get("font", "regular")]
+    size = float(spec.get("size", 7))
+    leading = float(spec.get("leading", size * 1.2))
+    row_gap = float(spec.get("row_gap", 2))
+    pad_x = float(spec.get("pad", 2))
+    hfont = fonts[spec.get("header_font", spec.get("font", "regular"))]
+    hsize = float(spec.get("header_size", size))
+    hleading = float(spec.get("header_leading", hsize * 1.2))
+    header_top = float(spec.get("header_top", body_box[1]))
+    x0, top, x1, bottom = body_box
+    cols = spec["columns"]
+    total_w = sum(float(c["width"]) for c in cols)
+    scale = (x1 - x0) / total_w
+    edges = [x0]
+    for c in cols:
+        edges.append(edges[-1] + float(c["width"]) * scale)
+    wrapper = _Wrapper(font, size)
+    hwrapper = _Wrapper(hfont, hsize)
+    pad = (leading - size) / 2 + ASCENT * size
+    hpad = (hleading - hsize) / 2 + ASCENT * hsize
+
+    # the column header block, the same on every page (drawn as chrome)
+    header_runs: list[Run] = []
+    header_items: list[tuple[str, tuple[float, float, float, float]]] = []
+    header_lines = 0
+    for c, spec_c in enumerate(cols):
+        cx0, cx1 = edges[c] + pad_x, edges[c + 1] - pad_x
+        lines = hwrapper.lines([(None, str(spec_c.get("title", spec_c["field"])))], cx1 - cx0)
+        header_lines = max(header_lines, len(lines))
+        for li, line in enumerate(lines):
+            for _, text, off in line:
+                lw = hwrapper.m(text)
+                x = cx1 - lw if spec_c.get("align") == "right" else cx0 + off
+                header_runs.append(Run(x, header_top + li * hleading + hpad, hfont, hsize, text))
+                header_items.append((text, (cx0, header_top, cx1, header_top + len(lines) * hleading)))
+    header_bottom = header_top + header_lines * hleading
+    if header_bottom > top:
+        raise GtkitError(f"the column header ends at {header_bottom:.0f} pt, below the body top {top:.0f} pt")
+
+    def new_page(first: int) -> PagePlan:
+        pp = PagePlan(first_item=first)
+        pp.rules.append((x0, header_bottom + 1.0, x1, header_bottom + 1.0, 0.6))
+        pp.header_runs = header_runs
+        pp.header_items = header_items
+        return pp
+
+    pages: list[PagePlan] = [new_page(0)]
+    items: list[Item] = []
+    rec_pages: list[int] = []
+    heights: list[float] = []
+    y = top
+    for r, rec in enumerate(records):
+        cells = []
+        n_lines = 1
+        for c, spec_c in enumerate(cols):
+            name = spec_c["field"]
+            text = _leaf_text(family, name, rec.get(name))
+            if text is None:
+                cells.append(None)
+                continue
+            cx0, cx1 = edges[c] + pad_x, edges[c + 1] - pad_x
+            lines = wrapper.lines([(_record_pointer(family, r, name), text)], cx1 - cx0)
+            cells.append(lines)
+            n_lines = max(n_lines, len(lines))
+        h = n_lines * leading
+        if h > bottom - top:
+            raise GtkitError(f"record {r} needs {h:.0f} pt, more than a whole page body ({bottom - top:.0f} pt)")
+        if y + h > bottom:
+            pages[-1].end_item = len(items)
+            pages.append(new_page(len(items)))
+            y = top
+        page = len(pages) - 1
+        pp = pages[-1]
+        for c, lines in enumerate(cells):
+            if lines is None:
+                continue
+            cx0, cx1 = edges[c] + pad_x, edges[c + 1] - pad_x
+            right = cols[c].get("align") == "right"
+            region = (edges[c], y, edges[c + 1], y + h)
+            ptr = lines[0][0][0]
+            texts = []
+            for li, line in enumerate(lines):
+                for _, text, off in line:
+                    x = cx1 - wrapper.m(text) if right else cx0 + off
+                    pp.body_runs.append(Run(x, y + li * leading + pad, font, size, text))
+                    texts.append(text)
+            items.append(Item(ptr, " ".join(texts), r, region, page))
+        rec_pages.append(page)
+        heights.append(h)
+        y += h + row_gap
+    pages[-1].end_item = len(items)
+    return pages, items, rec_pages, heights
+
+
+def chrome_and_header(pp: PagePlan, page: int) -> tuple[list[Run], list[Item]]:
+    """All chrome of a page in drawing order: caption/footer lines, then the table's column header."""
+    runs = pp.chrome_runs + pp.header_runs
+    items = pp.chrome_items + [Item(None, text, None, region, page) for text, region in pp.header_items]
+    return runs, items

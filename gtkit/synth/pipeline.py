@@ -1,0 +1,230 @@
+"""The synth pipeline: records first, then the PDF, then the ground truth read back from it.
+
+1. records: generated from a seeded Generator (or the user's `--data`), and the
+   document-level context (case number, ...) from its own Generator; `expected` is
+   built from them before any PDF exists;
+2. layout: measured pagination (`layout.plan_document`);
+3. render: the reportlab canvas (`render.render_pdf`);
+4. read-back and checks: the written PDF's words locate every value
+   (`readback.locate`); `expected` is validated against the schema; every leaf
+   gets its field entry;
+5. write: one bundle, or a dataset of bundles plus dataset.jsonl, staged and
+   renamed into place, so a failure leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gtkit import __version__
+from gtkit.errors import GtkitError
+from gtkit.format import INDEX_NAME, GroundTruth, index_bytes, index_entry, length_tag, write_bundle_files
+from gtkit.format.io import canonical_sha256, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.rng import derive_seed, generator
+from gtkit.schema import compile_schema, iter_leaves, validation_errors
+from gtkit.synth.data import load_records
+from gtkit.synth.family import Family, get_family
+from gtkit.synth.layout import Plan, plan_document
+from gtkit.synth.readback import SynthProblem, locate
+from gtkit.synth.render import render_pdf
+
+MAX_RECORDS = 2_000_000
+MAX_DOCS = 10_000
+
+
+class _Progress:
+    """A rich progress bar on stderr for long runs; silent when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool):
+        self._p = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            console = Console(stderr=True)
+            if console.is_terminal:
+                self._p = Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
+                                   TimeElapsedColumn(), console=console, transient=True)
+
+    def __enter__(self) -> _Progress:
+        if self._p is not None:
+            self._p.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._p is not None:
+            self._p.stop()
+
+    @contextlib.contextmanager
+    def stage(self, description: str, total: int) -> Iterator[Any]:
+        if self._p is None:
+            yield lambda _i=None: None
+            return
+        task = self._p.add_task(description, total=total)
+        try:
+            yield lambda _i=None: self._p.advance(task)  # type: ignore[union-attr]
+        finally:
+            self._p.update(task, completed=total)
+            self._p.remove_task(task)
+
+
+_QUIET = _Progress(False)
+
+
+def generate_expected(family: Family, n_records: int, seed: int, records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The document's expected object: context fields from (seed, "context"), records from (seed, "records")."""
+    context: dict[str, Any] = {}
+    if hasattr(family.module, "generate_context"):
+        context = family.module.generate_context(generator(seed, "synth", family.name, "context"))
+    if records is None:
+        records = family.module.generate_records(generator(seed, "synth", family.name, "records"), n_records)
+    expected = {}
+    for name in family.schema.get("properties", {}):
+        expected[name] = records if name == family.records_field else context.get(name)
+    return expected
+
+
+@dataclass
+class Built:
+    pdf: bytes
+    gt: GroundTruth
+    plan: Plan
+
+
+def _fail(problems: list[SynthProblem], doc_id: str) -> GtkitError:
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    return GtkitError(f"synth check failed for {doc_id}: {first}{more}")
+
+
+def build_fields(schema: dict[str, Any], expected: Any, evidence: dict[str, list[dict[str, Any]]],
+                 problems: list[SynthProblem]) -> list[dict[str, Any]]:
+    """One field entry per leaf of expected: null leaves carry no evidence, every other leaf must."""
+    fields = []
+    for pointer, node, value in iter_leaves(compile_schema(schema), expected):
+        evs = evidence.get(pointer, [])
+        if value is None:
+            if evs:
+                problems.append(SynthProblem(pointer, "a null value was found printed"))
+            evs = []
+        elif not evs:
+            problems.append(SynthProblem(pointer, f"value {value!r} is not printed anywhere in the PDF"))
+        fields.append({
+            "path": pointer,
+            "readings": [{"value": value, "evidence": evs}],
+            "leniencies": list(node.leniencies),
+            "trust": "constructed",
+        })
+    return fields
+
+
+def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int,
+                   parameters: dict[str, Any], progress: _Progress = _QUIET) -> Built:
+    """Layout, render, read back, check, and assemble gt.json for one document."""
+    with progress.stage("layout (measured)", 1) as tick:
+        plan = plan_document(family, expected)
+        tick()
+    with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
+        pdf = render_pdf(plan, title=doc_id, on_page=tick)
+    with progress.stage("read back from PDF", len(plan.pages)) as tick:
+        located = locate(plan, pdf, on_page=tick)
+    problems = list(located.problems)
+    if problems:
+        raise _fail(problems, doc_id)
+    with progress.stage("checks and gt.json", 1) as tick:
+        for pointer, message in validation_errors(family.schema, expected)[:5]:
+            problems.append(SynthProblem(pointer, f"expected does not satisfy the schema: {message}"))
+        fields = build_fields(family.schema, expected, located.evidence, problems)
+        for f in fields:
+            for ev in f["readings"][0]["evidence"]:
+                if not 1 <= ev["page"] <= located.pages:
+                    problems.append(SynthProblem(f["path"], f"evidence page {ev['page']} is out of range"))
+        if problems:
+            raise _fail(problems, doc_id)
+        tags = {k: family.tags.get(k, [] if k != "domain" else None) for k in ("task", "perception", "structure", "domain", "grounding")}
+        tags["length"] = length_tag(located.pages)
+        gt_dict = {
+            "format": "gtkit.gt/1",
+            "doc_id": doc_id,
+            "document": {"sha256": sha256_bytes(pdf), "pages": located.pages,
+                         "page_sizes": [list(s) for s in located.page_sizes]},
+            "schema": {"sha256": canonical_sha256(family.schema), "version": family.schema_version},
+            "provenance": {"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
+                           "gtkit": __version__, "created": None,
+                           "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer}},
+            "tags": tags,
+            "expected": expected,
+            "fields": fields,
+        }
+        gt = GroundTruth.model_validate(gt_dict)
+        tick()
+    return Built(pdf=pdf, gt=gt, plan=plan)
+
+
+def _check_args(family_name: str, records: int | None, seed: int, docs: int | None, data: Path | None) -> Family:
+    family = get_family(family_name)
+    if records is not None and records <= 0:
+        raise GtkitError(f"--records must be a positive number, got {records}")
+    if records is not None and records > MAX_RECORDS:
+        raise GtkitError(f"--records {records} is more than this tool makes in one document ({MAX_RECORDS})")
+    if seed < 0:
+        raise GtkitError(f"--seed must be 0 or more, got {seed}")
+    if docs is not None and docs <= 0:
+        raise GtkitError(f"--docs must be a positive number, got {docs}")
+    if docs is not None and docs > MAX_DOCS:
+        raise GtkitError(f"--docs {docs} is more than {MAX_DOCS}")
+    if data is not None and records is not None:
+        raise GtkitError("--records and --data exclude each other: the data file says how many records there are")
+    if data is not None and docs is not None:
+        raise GtkitError("--docs makes documents from generated records; --data renders one document")
+    return family
+
+
+def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = None, docs: int | None = None,
+          data: Path | None = None, force: bool = False, progress: bool = True) -> list[GroundTruth]:
+    """Make one bundle (or, with `docs`, a dataset of bundles) at `out`; returns the ground truths written."""
+    family = _check_args(family_name, records, seed, docs, data)
+    out = Path(out)
+    if out.exists() and not force:
+        raise GtkitError("output already exists (use --force to overwrite)", out)
+    user_records = load_records(Path(data), family) if data is not None else None
+    n = len(user_records) if user_records is not None else (records or family.default_records)
+    base_params: dict[str, Any] = {"records": n}
+    if data is not None:
+        base_params["data"] = {"file": Path(data).name, "sha256": sha256_file(Path(data))}
+    big = n >= 2000 or (docs or 1) > 1
+    with _Progress(progress and big) as prog:
+        if docs is None:
+            expected = generate_expected(family, n, seed, user_records)
+            built = build_document(family, expected, doc_id=f"{family.name}-s{seed}", seed=seed,
+                                   parameters=base_params, progress=prog)
+            with staged_dir(out, force=force) as stage:
+                write_bundle_files(stage, pdf=built.pdf, schema=family.schema, gt=built.gt)
+            return [built.gt]
+        gts: list[GroundTruth] = []
+        entries = []
+        with staged_dir(out, force=force) as stage, prog.stage(f"{docs} documents", docs) as tick:
+            for k in range(docs):
+                doc_seed = derive_seed(seed, "synth", family.name, k)
+                doc_id = f"{family.name}-s{seed}-{k:04d}"
+                expected = generate_expected(family, n, doc_seed)
+                params = {**base_params, "dataset_seed": seed, "index": k}
+                built = build_document(family, expected, doc_id=doc_id, seed=doc_seed, parameters=params, progress=prog)
+                write_bundle_files(stage / doc_id, pdf=built.pdf, schema=family.schema, gt=built.gt)
+                entries.append(index_entry(doc_id, doc_id, built.gt))
+                gts.append(built.gt)
+                tick()
+            write_bytes_atomic(stage / INDEX_NAME, index_bytes(entries), force=True)
+        return gts
+
+
+def render_only(family_name: str, *, records: int, seed: int = 0) -> bytes:
+    """The floor of the benchmark: generate and render the same document, no read-back, checks or gt."""
+    family = get_family(family_name)
+    expected = generate_expected(family, records, seed)
+    plan = plan_document(family, expected)
+    return render_pdf(plan, title=f"{family.name}-s{seed}")

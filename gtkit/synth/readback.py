@@ -1,0 +1,213 @@
+"""Read-back: locate every value in the PDF that was written, and check what was drawn.
+
+The PDF is opened with PyMuPDF and its words are read per page with
+`get_text("words", sort=False)`, which keeps the content-stream (drawing) order.
+Each page holds its chrome first and then a run of record values; the matcher
+walks the page's words and the plan's items side by side, consuming for each item
+the words whose characters (whitespace removed) spell the item's text exactly.
+So every word of the page is claimed by exactly one item and every item by its
+own words: a value that is missing, doubled, merged with a neighbour or spilled
+onto the next page fails the match, naming the record and field.
+
+Page numbers, boxes, per-word boxes and quotes come from the PDF words alone.
+The plan supplies only the text and order of what must be there, and the region
+(column or cell) each value must stay inside, for the clipping check.
+
+Mechanical checks made here, all from the PDF: every value found exactly once and
+on the page the records say; no word outside the page margins or outside its
+column/cell; no two words overlapping; every font embedded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pymupdf
+
+from gtkit.synth.layout import Item, Plan, chrome_and_header
+
+TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)
+OVERLAP_TOL = 0.05  # points of overlap in both directions that count as overlapping words
+
+
+@dataclass
+class SynthProblem:
+    pointer: str  # JSON Pointer into expected ("" for the document)
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer}: {self.message}" if self.pointer else self.message
+
+
+@dataclass
+class Located:
+    pages: int
+    page_sizes: list[tuple[float, float]]
+    evidence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    problems: list[SynthProblem] = field(default_factory=list)
+    words: int = 0
+
+
+def describe(item: Item) -> str:
+    if item.pointer is None:
+        return f"chrome text {item.text!r}"
+    parts = item.pointer.strip("/").split("/")
+    if item.record is not None and len(parts) >= 3:
+        return f"record {item.record} field {parts[-1]} ({item.text!r})"
+    return f"field {parts[-1]} ({item.text!r})"
+
+
+def overlapping_pairs(boxes: np.ndarray, tol: float = OVERLAP_TOL) -> list[tuple[int, int]]:
+    """Index pairs of boxes (x0, y0, x1, y1) that overlap by more than `tol` in both directions."""
+    n = len(boxes)
+    if n < 2:
+        return []
+    order = np.argsort(boxes[:, 1], kind="stable")
+    b = boxes[order]
+    hi = np.searchsorted(b[:, 1], b[:, 3] - tol, side="left")
+    counts = np.maximum(hi - np.arange(n) - 1, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return []
+    i_idx = np.repeat(np.arange(n), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    j_idx = i_idx + 1 + (np.arange(total) - starts)
+    bi, bj = b[i_idx], b[j_idx]
+    ix = np.minimum(bi[:, 2], bj[:, 2]) - np.maximum(bi[:, 0], bj[:, 0])
+    iy = np.minimum(bi[:, 3], bj[:, 3]) - np.maximum(bi[:, 1], bj[:, 1])
+    hit = np.nonzero((ix > tol) & (iy > tol))[0]
+    return [(int(order[i_idx[k]]), int(order[j_idx[k]])) for k in hit]
+
+
+def locate(plan: Plan, pdf: bytes, *, on_page: Callable[[int], None] | None = None) -> Located:
+    doc = pymupdf.open(stream=pdf, filetype="pdf")
+    try:
+        return _locate(plan, doc, on_page)
+    finally:
+        doc.close()
+
+
+def _locate(plan: Plan, doc: pymupdf.Document, on_page) -> Located:
+    n_pages = doc.page_count
+    out = Located(pages=n_pages, page_sizes=[])
+    problems = out.problems
+    if n_pages != len(plan.pages):
+        problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
+        return out
+    evidence = out.evidence
+    items = plan.body_items
+    n_items = len(items)
+    cursor = 0
+    record_page: dict[int, int] = {}
+    cl, ct, cr, cb = plan.content
+    fonts_seen: set[tuple[str, str]] = set()
+
+    for p in range(n_pages):
+        page = doc[p]
+        rect = page.rect
+        pw, ph = float(rect.width), float(rect.height)
+        out.page_sizes.append((pw, ph))
+        for f in doc.get_page_fonts(p):
+            fonts_seen.add((f[3], f[1]))
+        words = page.get_text("words", sort=False)
+        n = len(words)
+        out.words += n
+        texts = [w[4] for w in words]
+        coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
+        norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
+        regions = np.zeros((n, 4))
+        owner = np.full(n, -1, dtype=np.int64)  # index into page_items
+        page_items: list[Item] = []
+        k = 0
+        _, chrome_items = chrome_and_header(plan.pages[p], p)
+
+        def take(item: Item) -> int:
+            """Consume the words spelling `item`; return the index after them, or -1."""
+            target = item.chars
+            if k < n and texts[k] == target:
+                return k + 1
+            acc = ""
+            j = k
+            while j < n and len(acc) < len(target):
+                acc += texts[j]
+                j += 1
+                if not target.startswith(acc):
+                    return -1
+            return j if acc == target else -1
+
+        def claim(item: Item, end: int) -> None:
+            page_items.append(item)
+            regions[k:end] = item.region
+            owner[k:end] = len(page_items) - 1
+            if item.pointer is None:
+                return
+            wl = norm[k:end]
+            box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
+            evidence.setdefault(item.pointer, []).append(
+                {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": " ".join(texts[k:end])}
+            )
+
+        failed = False
+        for item in chrome_items:
+            end = take(item)
+            if end < 0:
+                found = " ".join(texts[k : k + 6]) if k < n else "the end of the page"
+                problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
+                failed = True
+                break
+            claim(item, end)
+            k = end
+        if failed:
+            break
+        while k < n:
+            if cursor >= n_items:
+                problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} after every value was found"))
+                failed = True
+                break
+            item = items[cursor]
+            end = take(item)
+            if end < 0:
+                found = " ".join(texts[k : k + 6])
+                problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
+                failed = True
+                break
+            if item.page != p:
+                problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
+            if item.record is not None:
+                seen = record_page.setdefault(item.record, p)
+                if seen != p:
+                    problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
+            claim(item, end)
+            cursor += 1
+            k = end
+        if failed:
+            break
+
+        if n:
+            # clipping: each word inside its own column/cell region and inside the page margins
+            bad = (
+                (coords[:, 0] < regions[:, 0] - TOL) | (coords[:, 2] > regions[:, 2] + TOL)
+                | (coords[:, 1] < regions[:, 1] - TOL) | (coords[:, 3] > regions[:, 3] + TOL)
+                | (coords[:, 0] < cl - TOL) | (coords[:, 2] > cr + TOL)
+                | (coords[:, 1] < ct - TOL) | (coords[:, 3] > cb + TOL)
+            )
+            for w in np.nonzero(bad)[0][:20]:
+                it = page_items[owner[w]]
+                problems.append(SynthProblem(it.pointer or "", f"page {p + 1}: word {texts[w]!r} of {describe(it)} is clipped: "
+                                             f"box {[round(v, 1) for v in coords[w]]} outside its region {[round(v, 1) for v in it.region]}"))
+            for a, b in overlapping_pairs(coords)[:20]:
+                ia, ib = page_items[owner[a]], page_items[owner[b]]
+                problems.append(SynthProblem(ia.pointer or ib.pointer or "", f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) overlaps word {texts[b]!r} ({describe(ib)})"))
+        if on_page is not None:
+            on_page(p)
+
+    if not problems and cursor < n_items:
+        item = items[cursor]
+        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, the first {describe(item)}"))
+    for name, ext in sorted(fonts_seen):
+        if ext in ("n/a", ""):
+            problems.append(SynthProblem("", f"font {name!r} is not embedded"))
+    return out
