@@ -1,0 +1,104 @@
+"""`gtkit audit`: hunt the cells of an existing truth that many systems miss.
+
+Each bundle's truth is walked together with every system's cached output (rows
+aligned by `x-identity`, as in consensus; the truth takes part in the alignment
+but never in the miss count). A truth cell is missed by a system when its vote,
+normalized by the field's comparator, matches none of the cell's readings. A cell
+missed by at least `min_miss` of the families (each family weighs 1, shared by its
+systems) is queued for review, with every vote; so is a row the truth lacks that
+that share of families reports. Nothing in the dataset is changed: the queue is a
+separate file, and fixes go through a copy of the dataset (`gtkit adjudicate`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from gtkit.consensus.build import jsonl
+from gtkit.consensus.engine import NULL, Pool, walk_document
+from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
+from gtkit.errors import GtkitError
+from gtkit.format import read_bundles
+from gtkit.format.io import write_bytes_atomic
+from gtkit.normalize import comparator_key
+from gtkit.schema import compile_schema
+
+TRUTH = "\x00truth"
+
+
+def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_miss: float = 0.5,
+          force: bool = False) -> tuple[int, int]:
+    if Path(out).exists() and not force:
+        raise GtkitError("already exists (use --force to overwrite)", out)
+    if not 0 < min_miss <= 1:
+        raise GtkitError(f"--min-miss must be in (0, 1], got {min_miss}")
+    runs = Path(runs)
+    if not runs.is_dir():
+        raise GtkitError("not a folder (expected runs/<system>/<doc_id>.json)", runs)
+    names = sorted(p.name for p in runs.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not names:
+        raise GtkitError("no system folders (expected runs/<system>/<doc_id>.json)", runs)
+    sysinfo = load_systems(systems) if systems is not None else None
+    if sysinfo is not None:
+        for s in names:
+            if s not in sysinfo.systems:
+                raise GtkitError(f"system {s!r} has runs but is missing from systems.toml", systems)
+    family = {s: (sysinfo.family(s) if sysinfo else s) for s in names}
+    bundles = read_bundles(gt)
+    queue: list[dict[str, Any]] = []
+    n_cells = 0
+    for b in bundles:
+        if sysinfo is not None:
+            bad = [s for s in names if (runs / s / f"{b.doc_id}.json").is_file()
+                   and not (sysinfo.systems[s].schema_sha256 and b.gt.schema_.sha256.startswith(sysinfo.systems[s].schema_sha256))]
+            if bad:
+                raise GtkitError(f"runs not produced for the schema of {b.doc_id} (sha256 {b.gt.schema_.sha256}): "
+                                 f"{', '.join(bad)}", systems)
+        outputs: dict[str, Any] = {TRUTH: b.gt.expected}
+        for s in names:
+            p = runs / s / f"{b.doc_id}.json"
+            if p.is_file() and not p.name.endswith(CITATIONS_SUFFIX):
+                outputs[s] = read_run(p)
+        present = [s for s in names if s in outputs]
+        if not present:
+            continue
+        pool = Pool(systems=[TRUTH, *present], family={TRUTH: TRUTH, **family})
+        result = walk_document(b.doc_id, compile_schema(b.schema), outputs, pool)
+        fams = Counter(family[s] for s in present)
+        weight = {s: 1.0 / fams[family[s]] for s in present}
+        n_fam = len(fams)
+        entries = {f.path: f for f in b.gt.fields}
+        missing_rows: dict[str, dict[str, Any]] = {}
+        for cell in result.cells:
+            tptr = cell.ptrs.get(TRUTH)
+            comp = cell.node.comparator
+            if tptr is None:  # a row the truth lacks
+                hits = [s for s in present if cell.keys[s] != NULL]
+                if hits:
+                    row = cell.pointer.rsplit("/", 1)[0]
+                    r = missing_rows.setdefault(row, {"systems": set()})
+                    r["systems"].update(hits)
+                continue
+            n_cells += 1
+            entry = entries.get(tptr)
+            accepted = {comparator_key(r.value, comp) for r in entry.readings} if entry else {cell.keys[TRUTH]}
+            missed = [s for s in present if cell.keys[s] not in accepted]
+            share = sum(weight[s] for s in missed) / n_fam
+            if missed and share >= min_miss - 1e-9:
+                queue.append({
+                    "id": f"{b.doc_id}#{tptr}", "kind": "cell", "doc": b.doc_id, "path": tptr, "field": cell.field,
+                    "truth": cell.raws[TRUTH], "trust": entry.trust if entry else None,
+                    "miss_share": round(share, 4),
+                    "votes": [{"system": s, "family": family[s], "value": cell.raws[s], "missed": s in missed}
+                              for s in present],
+                })
+        for row, r in missing_rows.items():
+            share = sum(weight[s] for s in r["systems"]) / n_fam
+            if share >= min_miss - 1e-9:
+                queue.append({"id": f"{b.doc_id}#{row}", "kind": "missing_record", "doc": b.doc_id,
+                              "path": row.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
+                              "systems": sorted(r["systems"])})
+    write_bytes_atomic(Path(out), jsonl(queue), force=force)
+    return n_cells, len(queue)
