@@ -39,9 +39,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes for one dense block
-_BYTES_PER_PAIR = 16  # uint8 weights + bool temp + scipy's float64 copy, with headroom
+_BYTES_PER_PAIR = 20  # uint8 weights, bool temporaries, our float64 costs and SciPy's working copy
 
-CellKeys = frozenset  # frozenset of hashable keys
+CellKeys = Hashable  # one key (a tuple), or a frozenset of the keys a cell can match
 
 
 @dataclass
@@ -72,14 +72,15 @@ def _encode(truth_cols: Sequence[Sequence[CellKeys]], pred_cols: Sequence[Sequen
         table: dict[Hashable, int] = {}
         for cells, codes, multi in ((truth_cols[c], t_code, {}), (pred_cols[c], p_code, {})):
             for i, keys in enumerate(cells):
-                if len(keys) == 1:
-                    (k,) = keys
-                    code = table.get(k)
-                    if code is None:
-                        code = table[k] = len(table)
-                    codes[i, c] = code
-                else:
-                    multi[i] = frozenset(table.setdefault(k, len(table)) for k in keys)
+                if isinstance(keys, frozenset):
+                    if len(keys) != 1:
+                        multi[i] = frozenset(table.setdefault(k, len(table)) for k in keys)
+                        continue
+                    (keys,) = keys
+                code = table.get(keys)
+                if code is None:
+                    code = table[keys] = len(table)
+                codes[i, c] = code
             (t_multi if codes is t_code else p_multi).append(multi)
     return _Encoded(t_code, p_code, t_multi, p_multi)
 
@@ -176,9 +177,20 @@ def match_counts(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> np.ndarray:
 
 
 def _solve_dense(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> list[tuple[int, int]]:
+    """Exact assignment on one block; the float64 cost matrix is built once, wide side as columns,
+    so SciPy neither copies nor transposes it."""
     weights = match_counts(enc, ti, pj)
-    rows, cols = linear_sum_assignment(weights, maximize=True)
-    return [(int(ti[r]), int(pj[c])) for r, c in zip(rows, cols) if weights[r, c] > 0]
+    ncols = enc.t_code.shape[1]
+    if len(ti) <= len(pj):
+        cost = np.subtract(ncols, weights, dtype=np.float64)
+        rows, cols = linear_sum_assignment(cost)
+        t_idx, p_idx = rows, cols
+    else:
+        cost = np.subtract(ncols, weights.T, dtype=np.float64)
+        rows, cols = linear_sum_assignment(cost)
+        t_idx, p_idx = cols, rows
+    del cost
+    return [(int(ti[r]), int(pj[c])) for r, c in zip(t_idx, p_idx) if weights[r, c] > 0]
 
 
 def _greedy_near_duplicates(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> list[tuple[int, int]]:
@@ -242,7 +254,8 @@ def align_rows(
 ) -> Alignment:
     """Optimal one-to-one pairing of truth rows and predicted rows (see the module docstring).
 
-    `truth_cols[c][i]` is the key set of truth row i in column c (likewise `pred_cols`).
+    `truth_cols[c][i]` is the key of truth row i in column c, or a frozenset of keys where the cell can
+    match several (likewise `pred_cols`); cells match when their keys intersect.
     """
     if n_truth == 0 or n_pred == 0:
         return Alignment(pairs=[])

@@ -86,7 +86,7 @@ def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
     return []
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 20)
 def canonical_string(s: str) -> str:
     """Date canonicalization (with its guards) then whitespace collapse."""
     collapsed = collapse_ws(s)

@@ -21,14 +21,15 @@ grounded <= page-grounded <= correct values.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 from typing import Any
 
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
-from gtkit.format import Bundle, FieldEntry, Tags, read_bundles
+from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
 from gtkit.format.io import read_json
 from gtkit.geometry import iou
 from gtkit.normalize import lenient_keys, value_key
@@ -85,11 +86,33 @@ class DocumentScore:
         }
 
 
-def _cell_keys(values: Iterable[Any], lens: tuple[str, ...]) -> frozenset:
-    """The keys a cell can match as: exact keys, or lenient keys under the field's leniencies."""
+def _cell_keys(values: tuple[Any, ...] | list[Any], lens: tuple[str, ...]) -> Hashable:
+    """The key a cell compares as (a frozenset where it can match several): exact keys of its
+    readings, or, under declared leniencies, their lenient keys (tagged so the two never mix)."""
     if not lens:
-        return frozenset((lens, value_key(v)) for v in values)
-    return frozenset((lens, k) for v in values for k in lenient_keys(v, lens))
+        if len(values) == 1:
+            return value_key(values[0])
+        keys = frozenset(value_key(v) for v in values)
+    else:
+        keys = frozenset(("L", lens, k) for v in values for k in lenient_keys(v, lens))
+    return next(iter(keys)) if len(keys) == 1 else keys
+
+
+def _keys_match(a: Hashable, b: Hashable) -> bool:
+    if isinstance(a, frozenset):
+        return not a.isdisjoint(b) if isinstance(b, frozenset) else b in a
+    return a in b if isinstance(b, frozenset) else a == b
+
+
+def _pred_keys(value: Any, column_lens: list[tuple[str, ...]]) -> Hashable:
+    """A predicted cell's keys under every leniency set its column's truth cells declare."""
+    if len(column_lens) == 1:
+        return _cell_keys([value], column_lens[0])
+    keys: set = set()
+    for lens in column_lens:
+        k = _cell_keys([value], lens)
+        keys.update(k if isinstance(k, frozenset) else (k,))
+    return frozenset(keys)
 
 
 def _scalar_columns(node: Node, prefix: tuple[str, ...] = ()) -> tuple[list, list]:
@@ -120,40 +143,84 @@ def _ptr(prefix: str, tokens: Iterable[str | int]) -> str:
     return prefix + "".join("/" + escape_token(t) for t in tokens)
 
 
+class TruthCell(NamedTuple):
+    """What scoring needs of one field entry (lighter than the pydantic model, so big truths fit in memory)."""
+
+    values: tuple[Any, ...]
+    leniencies: tuple[str, ...]
+    pending: bool
+    boxes: tuple[tuple[int, tuple[float, float, float, float]], ...]
+    pages: frozenset[int]
+
+    @classmethod
+    def of(cls, f: FieldEntry) -> TruthCell:
+        return cls(
+            values=tuple(r.value for r in f.readings),
+            leniencies=tuple(f.leniencies),
+            pending=f.trust == "pending",
+            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence if ev.box is not None),
+            pages=frozenset(ev.page for r in f.readings for ev in r.evidence),
+        )
+
+
+@dataclass
+class Truth:
+    """One document's ground truth as the scorer holds it."""
+
+    doc_id: str
+    tags: Tags
+    schema: dict[str, Any]
+    expected: Any
+    cells: dict[str, TruthCell]
+
+    @classmethod
+    def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
+        cells = {f.path: TruthCell.of(f) for f in gt.fields}
+        return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells)
+
+    @classmethod
+    def read(cls, folder: Path) -> Truth:
+        """Load a bundle's truth, streaming its field entries so they never all exist as models at once."""
+        cells: dict[str, TruthCell] = {}
+
+        def keep(entries: list[FieldEntry]) -> None:
+            for f in entries:
+                cells[f.path] = TruthCell.of(f)
+
+        bundle = read_bundle(folder, on_fields=keep)
+        return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected, cells=cells)
+
+    @property
+    def has_boxes(self) -> bool:
+        return any(c.boxes for c in self.cells.values() if not c.pending)
+
+
 class _DocumentScorer:
-    def __init__(self, bundle: Bundle, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
-        self.fields: dict[str, FieldEntry] = {f.path: f for f in bundle.gt.fields}
+    def __init__(self, truth: Truth, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
+        self.fields = truth.cells
         self.citations = citations
         self.memory_budget = memory_budget
         self.value, self.page, self.word = Counts(), Counts(), Counts()
         self.approximate = False
 
     # --- truth cells ---------------------------------------------------------------
-    def _truth(self, node: Node, pointer: str, value: Any) -> tuple[list[Any], tuple[str, ...], FieldEntry | None]:
+    def _truth(self, node: Node, pointer: str, value: Any) -> tuple[list[Any], tuple[str, ...], TruthCell | None]:
         entry = self.fields.get(pointer)
         if entry is None:
-            return [value], tuple(node.leniencies), None
-        lens = tuple(sorted(set(entry.leniencies) | set(node.leniencies)))
-        return [r.value for r in entry.readings], lens, entry
+            return (value,), tuple(node.leniencies), None
+        lens = tuple(sorted({*entry.leniencies, *node.leniencies})) if node.leniencies or entry.leniencies else ()
+        return entry.values, lens, entry
 
     def _pending(self, pointer: str) -> bool:
         entry = self.fields.get(pointer)
-        return entry is not None and entry.trust == "pending"
-
-    def _evidence(self, entry: FieldEntry | None) -> tuple[list[tuple[int, Any]], set[int]]:
-        if entry is None:
-            return [], set()
-        boxes = [(ev.page, ev.box) for r in entry.readings for ev in r.evidence if ev.box is not None]
-        pages = {ev.page for r in entry.readings for ev in r.evidence}
-        return boxes, pages
+        return entry is not None and entry.pending
 
     # --- scoring -------------------------------------------------------------------
-    def cell(self, entry: FieldEntry | None, correct: bool, pred_pointer: str) -> None:
+    def cell(self, entry: TruthCell | None, correct: bool, pred_pointer: str) -> None:
         self.value.correct += correct
         self.value.n_pred += 1
         self.value.n_truth += 1
-        boxes, pages = self._evidence(entry)
-        if not boxes:
+        if entry is None or not entry.boxes:
             return
         self.word.n_truth += 1
         self.page.n_truth += 1
@@ -164,11 +231,11 @@ class _DocumentScorer:
         self.page.n_pred += 1
         if not correct:
             return
-        if any(c.get("page") in pages for c in cites):
+        if any(c.get("page") in entry.pages for c in cites):
             self.page.correct += 1
             if any(
                 c.get("box") is not None and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
-                for c in cites for p, b in boxes
+                for c in cites for p, b in entry.boxes
             ):
                 self.word.correct += 1
 
@@ -178,7 +245,8 @@ class _DocumentScorer:
             if self._pending(leaf_ptr):
                 continue
             self.value.n_truth += 1
-            if self._evidence(self.fields.get(leaf_ptr))[0]:
+            entry = self.fields.get(leaf_ptr)
+            if entry is not None and entry.boxes:
                 self.word.n_truth += 1
                 self.page.n_truth += 1
 
@@ -204,52 +272,48 @@ class _DocumentScorer:
             if self._pending(t_ptr):
                 return
             readings, lens, entry = self._truth(node, t_ptr, truth)
-            correct = not _cell_keys(readings, lens).isdisjoint(_cell_keys([pred], lens))
+            correct = _keys_match(_cell_keys(readings, lens), _cell_keys([pred], lens))
             self.cell(entry, correct, p_ptr)
 
     def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
         assert node.item is not None
         item = node.item
         scalars, nested = _scalar_columns(item) if item.props else ([], [])
-        truth_cells: list[list[tuple[list[Any], tuple[str, ...], FieldEntry | None, bool]]] = []
+        suffixes = ["".join("/" + escape_token(t) for t in tokens) for tokens, _ in scalars]
+        truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
+        truth_cols: list[list[Hashable]] = [[] for _ in scalars]
         for i, record in enumerate(truth):
             row = []
-            for tokens, col_node in scalars:
-                pointer = _ptr(t_ptr, (i, *tokens))
-                readings, lens, entry = self._truth(col_node, pointer, _get(record, tokens))
-                row.append((readings, lens, entry, entry is not None and entry.trust == "pending"))
+            for c, (tokens, col_node) in enumerate(scalars):
+                readings, lens, entry = self._truth(col_node, f"{t_ptr}/{i}{suffixes[c]}", _get(record, tokens))
+                pending = entry is not None and entry.pending
+                row.append((lens, entry, pending))
+                truth_cols[c].append(("pending",) if pending else _cell_keys(readings, lens))
             truth_cells.append(row)
-        truth_cols, pred_cols = [], []
+        pred_cols = []
         for c, (tokens, _) in enumerate(scalars):
-            col_lens = sorted({row[c][1] for row in truth_cells})
-            truth_cols.append([
-                frozenset({("pending",)}) if row[c][3] else _cell_keys(row[c][0], row[c][1]) for row in truth_cells
-            ])
-            pred_cols.append([
-                frozenset().union(*(_cell_keys([_get(r, tokens)], lens) for lens in col_lens)) if col_lens else frozenset()
-                for r in pred
-            ])
+            column_lens = sorted({row[c][0] for row in truth_cells}) or [()]
+            pred_cols.append([_pred_keys(_get(r, tokens), column_lens) for r in pred])
         if item.props:
             alignment = align_rows(truth_cols, pred_cols, len(truth), len(pred), memory_budget=self.memory_budget)
             pairs = alignment.pairs
             self.approximate |= alignment.approximate
-        else:  # records without declared sub-fields: compare whole records by value
+        else:  # records without declared sub-fields: nothing to pair them by
             pairs = []
         matched_t, matched_p = set(), set()
         for i, j in pairs:
             matched_t.add(i)
             matched_p.add(j)
-            for c, (tokens, _) in enumerate(scalars):
-                readings, lens, entry, pending = truth_cells[i][c]
-                if pending:
-                    continue
-                correct = not truth_cols[c][i].isdisjoint(pred_cols[c][j])
-                self.cell(entry, correct, _ptr(p_ptr, (j, *tokens)))
+            for c in range(len(scalars)):
+                _, entry, pending = truth_cells[i][c]
+                if not pending:
+                    pred_pointer = f"{p_ptr}/{j}{suffixes[c]}" if self.citations else ""
+                    self.cell(entry, _keys_match(truth_cols[c][i], pred_cols[c][j]), pred_pointer)
             for tokens, sub in nested:
                 self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)), _ptr(p_ptr, (j, *tokens)))
         for i, record in enumerate(truth):
             if i not in matched_t:
-                self.truth_only(item, record, _ptr(t_ptr, (i,)))
+                self.truth_only(item, record, f"{t_ptr}/{i}")
         for j, record in enumerate(pred):
             if j not in matched_p:
                 self.pred_only(item, record)
@@ -275,8 +339,25 @@ def validate_citations(data: Any, path: Path) -> dict[str, list[dict[str, Any]]]
     return data
 
 
-def _has_boxes(bundle: Bundle) -> bool:
-    return any(ev.box is not None for f in bundle.gt.fields if f.trust != "pending" for r in f.readings for ev in r.evidence)
+def score_truth(
+    truth: Truth,
+    predicted: Any,
+    citations: dict[str, list[dict[str, Any]]] | None = None,
+    *,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> DocumentScore:
+    """Score one predicted object (and its citations) against one document's truth."""
+    scorer = _DocumentScorer(truth, citations or {}, memory_budget)
+    scorer.walk(compile_schema(truth.schema), truth.expected, predicted, "", "")
+    grounded = truth.has_boxes
+    return DocumentScore(
+        doc_id=truth.doc_id,
+        value=scorer.value,
+        page=scorer.page if grounded else None,
+        word=scorer.word if grounded else None,
+        approximate=scorer.approximate,
+        tags=truth.tags,
+    )
 
 
 def score_prediction(
@@ -287,31 +368,23 @@ def score_prediction(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> DocumentScore:
     """Score one predicted object (and its citations) against one bundle's ground truth."""
-    scorer = _DocumentScorer(bundle, citations or {}, memory_budget)
-    scorer.walk(compile_schema(bundle.schema), bundle.gt.expected, predicted, "", "")
-    grounded = _has_boxes(bundle)
-    return DocumentScore(
-        doc_id=bundle.doc_id,
-        value=scorer.value,
-        page=scorer.page if grounded else None,
-        word=scorer.word if grounded else None,
-        approximate=scorer.approximate,
-        tags=bundle.gt.tags,
-    )
+    return score_truth(Truth.from_gt(bundle.gt, bundle.schema), predicted, citations, memory_budget=memory_budget)
 
 
-def missing_prediction(bundle: Bundle) -> DocumentScore:
+def missing_prediction(truth: Truth | Bundle) -> DocumentScore:
     """A document with no prediction scores zero: every truth cell is a miss, nothing is predicted."""
-    scorer = _DocumentScorer(bundle, {}, DEFAULT_MEMORY_BUDGET)
-    scorer.truth_only(compile_schema(bundle.schema), bundle.gt.expected, "")
-    grounded = _has_boxes(bundle)
+    if isinstance(truth, Bundle):
+        truth = Truth.from_gt(truth.gt, truth.schema)
+    scorer = _DocumentScorer(truth, {}, DEFAULT_MEMORY_BUDGET)
+    scorer.truth_only(compile_schema(truth.schema), truth.expected, "")
+    grounded = truth.has_boxes
     return DocumentScore(
-        doc_id=bundle.doc_id,
+        doc_id=truth.doc_id,
         value=Counts(0, 0, max(scorer.value.n_truth, 1)),
         page=Counts(0, 0, scorer.page.n_truth) if grounded else None,
         word=Counts(0, 0, scorer.word.n_truth) if grounded else None,
         prediction="missing",
-        tags=bundle.gt.tags,
+        tags=truth.tags,
     )
 
 
@@ -392,10 +465,13 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
     if not Path(pred_dir).is_dir():
         raise GtkitError("prediction folder not found", pred_dir)
     docs = []
-    for bundle in read_bundles(gt):
-        loaded = load_prediction(pred_dir, bundle.doc_id)
+    for index_doc_id, folder in iter_bundle_dirs(gt):
+        truth = Truth.read(folder)
+        if index_doc_id is not None and truth.doc_id != index_doc_id:
+            raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}", folder)
+        loaded = load_prediction(pred_dir, truth.doc_id)
         if loaded is None:
-            docs.append(missing_prediction(bundle))
+            docs.append(missing_prediction(truth))
         else:
-            docs.append(score_prediction(bundle, loaded[0], loaded[1], memory_budget=memory_budget))
+            docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
     return ScoreReport(documents=docs, by=by)

@@ -8,12 +8,12 @@ into place, refusing to replace existing output unless `force`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from gtkit.errors import GtkitError
 from gtkit.format.io import (
@@ -24,7 +24,7 @@ from gtkit.format.io import (
     staged_dir,
     write_bytes_atomic,
 )
-from gtkit.format.models import FORMAT_VERSION, DatasetEntry, GroundTruth
+from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth
 
 PDF_NAME = "document.pdf"
 SCHEMA_NAME = "schema.json"
@@ -58,6 +58,44 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
         raise GtkitError(f"invalid gt.json: {validation_message(e)}", path) from None
 
 
+_FIELDS = TypeAdapter(list[FieldEntry])
+FIELD_CHUNK = 4096
+
+
+def load_ground_truth(path: Path, on_fields: Callable[[list[FieldEntry]], None] | None = None) -> GroundTruth:
+    """Read and validate a gt.json file.
+
+    With `on_fields`, the field entries are validated in chunks and handed to it instead of being
+    kept (the returned model then has no fields): a long document's entries never all exist as
+    models at once, which keeps scoring a 200,000-cell truth within memory.
+    """
+    if on_fields is None:
+        try:
+            raw = Path(path).read_bytes()
+        except FileNotFoundError:
+            raise GtkitError("file not found", path) from None
+        try:
+            return GroundTruth.model_validate_json(raw)
+        except ValidationError:
+            return parse_ground_truth(read_json(path), path)
+    data = read_json(path)
+    fields = data.get("fields") if isinstance(data, dict) else None
+    if not isinstance(fields, list):
+        return parse_ground_truth(data, path)  # raises the precise error
+    gt = parse_ground_truth({**data, "fields": []}, path)
+    data = None
+    for start in range(0, len(fields), FIELD_CHUNK):
+        try:
+            entries = _FIELDS.validate_python(fields[start : start + FIELD_CHUNK])
+        except ValidationError as e:
+            first = e.errors()[0]
+            loc = ("fields", start + first["loc"][0], *first["loc"][1:])
+            raise GtkitError(f"invalid gt.json: {pointer_of(loc)}: {first['msg']}", path) from None
+        fields[start : start + FIELD_CHUNK] = [None] * len(entries)
+        on_fields(entries)
+    return gt
+
+
 def gt_bytes(gt: GroundTruth) -> bytes:
     return dumps_json(gt.to_json_dict())
 
@@ -79,15 +117,19 @@ class Bundle:
         return self.gt.doc_id
 
 
-def read_bundle(path: Path, *, verify: bool = True) -> Bundle:
-    """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json."""
+def read_bundle(
+    path: Path, *, verify: bool = True, on_fields: Callable[[list[FieldEntry]], None] | None = None
+) -> Bundle:
+    """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json.
+
+    `on_fields` streams the field entries (see `load_ground_truth`)."""
     path = Path(path)
     if not path.is_dir():
         raise GtkitError("not a bundle folder (expected document.pdf, schema.json, gt.json)", path)
     for name in (GT_NAME, SCHEMA_NAME, PDF_NAME):
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
-    gt = parse_ground_truth(read_json(path / GT_NAME), path / GT_NAME)
+    gt = load_ground_truth(path / GT_NAME, on_fields)
     schema = read_json(path / SCHEMA_NAME)
     if not isinstance(schema, dict):
         raise GtkitError("a JSON Schema must be an object", path / SCHEMA_NAME)
