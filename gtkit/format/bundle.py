@@ -24,6 +24,7 @@ from gtkit.format.io import (
     staged_dir,
     write_bytes_atomic,
 )
+from gtkit.schema import check_schema
 from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth
 
 PDF_NAME = "document.pdf"
@@ -130,9 +131,7 @@ def read_bundle(
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
     gt = load_ground_truth(path / GT_NAME, on_fields)
-    schema = read_json(path / SCHEMA_NAME)
-    if not isinstance(schema, dict):
-        raise GtkitError("a JSON Schema must be an object", path / SCHEMA_NAME)
+    schema = check_schema(read_json(path / SCHEMA_NAME), path / SCHEMA_NAME)
     if verify:
         pdf_hash = sha256_file(path / PDF_NAME)
         if pdf_hash != gt.document.sha256:
