@@ -45,20 +45,22 @@ def _u8(a: np.ndarray) -> np.ndarray:
 
 
 def _gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """img * gain with gain a float map in [0, 1] of the image's height and width (per channel if color)."""
-    g = _u8(gain * 255.0)
+    """img * gain / 255 with `gain` a uint8 map of the image's height and width (per channel if color),
+    or img * gain with a float map in [0, 1]."""
+    g = gain if gain.dtype == np.uint8 else _u8(gain * 255.0)
     if img.ndim == 3:
         g = cv2.merge([g, g, g])
     return cv2.multiply(img, g, scale=1.0 / 255.0)
 
 
 def _coarse(shape: tuple[int, int], fn, step: int = 8) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Evaluate a smooth field fn(x, y) (normalized coordinates of pixel centres) on a coarse grid, resized up."""
+    """A smooth gain field fn(x, y) in [0, 1] (normalized coordinates of pixel centres), evaluated on a coarse
+    grid, quantized to uint8 (0..255) and resized up bilinearly to the image size."""
     hgt, wid = shape
     ch, cw = max(2, math.ceil(hgt / step)), max(2, math.ceil(wid / step))
-    ys = (np.arange(ch, dtype=np.float32) + 0.5) / ch
-    xs = (np.arange(cw, dtype=np.float32) + 0.5) / cw
-    field = fn(xs[None, :], ys[:, None]).astype(np.float32)
+    ys = (np.arange(ch, dtype=np.float64) + 0.5) / ch
+    xs = (np.arange(cw, dtype=np.float64) + 0.5) / cw
+    field = _u8(np.clip(fn(xs[None, :], ys[:, None]), 0.0, 1.0) * 255.0)
     return cv2.resize(field, (wid, hgt), interpolation=cv2.INTER_LINEAR)
 
 
@@ -177,13 +179,12 @@ def gaussian_noise(img: np.ndarray, sigma: float, noise_seed: int) -> np.ndarray
         return img.copy()
     rng = _noise_rng(noise_seed)
     b = np.frombuffer(rng.bytes(img.shape[0] * img.shape[1]), dtype=np.uint8).reshape(img.shape[:2])
-    lut = np.clip(np.rint(_NORMAL_Q * sigma), -255, 255).astype(np.int16)
-    noise = lut[b]
+    q = np.clip(np.rint(_NORMAL_Q * sigma), -255, 255)
+    pos = cv2.LUT(b, np.clip(q, 0, 255).astype(np.uint8))
+    neg = cv2.LUT(b, np.clip(-q, 0, 255).astype(np.uint8))
     if img.ndim == 3:
-        noise = noise[:, :, None]
-    out = img.astype(np.int16)
-    out += noise
-    return np.clip(out, 0, 255).astype(np.uint8)
+        pos, neg = cv2.merge([pos, pos, pos]), cv2.merge([neg, neg, neg])
+    return cv2.subtract(cv2.add(img, pos), neg)  # saturating: clip(v + n, 0, 255)
 
 
 def paper_grain(img: np.ndarray, strength: float, grain_px: float, noise_seed: int) -> np.ndarray:
@@ -197,9 +198,8 @@ def paper_grain(img: np.ndarray, strength: float, grain_px: float, noise_seed: i
     cell = max(grain_px, 1.0)
     ch, cw = max(2, math.ceil(hgt / cell)), max(2, math.ceil(wid / cell))
     rng = _noise_rng(noise_seed)
-    field = rng.random((ch, cw), dtype=np.float32)
-    n = cv2.resize(field, (wid, hgt), interpolation=cv2.INTER_LINEAR)
-    return _gain(img, 1.0 - strength * n)
+    field = _u8((1.0 - strength * rng.random((ch, cw))) * 255.0)
+    return _gain(img, cv2.resize(field, (wid, hgt), interpolation=cv2.INTER_LINEAR))
 
 
 def _spots(shape: tuple[int, int], count: int, radius_px: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
@@ -253,7 +253,8 @@ def dust(
         thick = max(1, int(round(radius_px[0])))
         cv2.polylines(mask, [np.rint(np.array(pts)).astype(np.int32)], False, 255, thick, lineType=cv2.LINE_AA)
     soft = cv2.GaussianBlur(mask, (0, 0), 0.7) if (particles or hairs) else mask
-    return _gain(img, 1.0 - darkness * (soft.astype(np.float32) / 255.0))
+    lut = _u8(255.0 * (1.0 - darkness * np.arange(256) / 255.0))
+    return _gain(img, cv2.LUT(soft, lut))
 
 
 def streaks(img: np.ndarray, bands: list[dict[str, float]]) -> np.ndarray:
@@ -328,16 +329,24 @@ def shadow(img: np.ndarray, side: str, width: float, depth: float, softness: flo
 
 
 def bleed_through(img: np.ndarray, alpha: float, blur_px: float, offset_x: float, offset_y: float) -> np.ndarray:
-    """Ink from the back of the sheet showing through: the page mirrored left-right, blurred, shifted by
-    (offset_x, offset_y) pixels, and darkening v' = v - alpha * (255 - ghost) * v / 255."""
+    """Ink from the back of the sheet showing through: the page mirrored left-right, shifted by
+    (offset_x, offset_y) pixels, blurred, and darkening v' = v * (1 - alpha * (255 - ghost) / 255).
+
+    The ghost is blurred anyway, so it is built at half resolution and resized up.
+    """
     g = _gray(img)
-    ghost = cv2.flip(g, 1)
+    hgt, wid = g.shape
+    f = 0.5
+    small = cv2.resize(g, (max(1, round(wid * f)), max(1, round(hgt * f))), interpolation=cv2.INTER_AREA)
+    ghost = cv2.flip(small, 1)
     if offset_x or offset_y:
-        m = np.array([[1.0, 0.0, offset_x], [0.0, 1.0, offset_y]])
-        ghost = cv2.warpAffine(ghost, m, (g.shape[1], g.shape[0]), borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+        m = np.array([[1.0, 0.0, offset_x * f], [0.0, 1.0, offset_y * f]])
+        ghost = cv2.warpAffine(ghost, m, (ghost.shape[1], ghost.shape[0]), borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=255)
     if blur_px > 0:
-        ghost = cv2.GaussianBlur(ghost, (0, 0), blur_px)
-    gain = 1.0 - alpha * (255.0 - ghost.astype(np.float32)) / 255.0
+        ghost = cv2.GaussianBlur(ghost, (0, 0), max(blur_px * f, 0.3))
+    lut = _u8(255.0 * (1.0 - alpha * (255.0 - np.arange(256)) / 255.0))
+    gain = cv2.resize(cv2.LUT(ghost, lut), (wid, hgt), interpolation=cv2.INTER_LINEAR)
     return _gain(img, gain)
 
 
