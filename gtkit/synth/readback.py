@@ -118,73 +118,69 @@ def _locate(plan: Plan, doc: pymupdf.Document, on_page) -> Located:
         texts = [w[4] for w in words]
         coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
         norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
-        regions = np.zeros((n, 4))
-        owner = np.full(n, -1, dtype=np.int64)  # index into page_items
         page_items: list[Item] = []
+        starts: list[int] = []
         k = 0
         _, chrome_items = chrome_and_header(plan.pages[p], p)
-
-        def take(item: Item) -> int:
-            """Consume the words spelling `item`; return the index after them, or -1."""
-            target = item.chars
-            if k < n and texts[k] == target:
-                return k + 1
-            acc = ""
-            j = k
-            while j < n and len(acc) < len(target):
-                acc += texts[j]
-                j += 1
-                if not target.startswith(acc):
-                    return -1
-            return j if acc == target else -1
-
-        def claim(item: Item, end: int) -> None:
-            page_items.append(item)
-            regions[k:end] = item.region
-            owner[k:end] = len(page_items) - 1
-            if item.pointer is None:
-                return
-            wl = norm[k:end]
-            box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
-            evidence.setdefault(item.pointer, []).append(
-                {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": " ".join(texts[k:end])}
-            )
-
         failed = False
-        for item in chrome_items:
-            end = take(item)
-            if end < 0:
-                found = " ".join(texts[k : k + 6]) if k < n else "the end of the page"
-                problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
-                failed = True
-                break
-            claim(item, end)
-            k = end
-        if failed:
-            break
-        while k < n:
-            if cursor >= n_items:
+        chrome_left = len(chrome_items)
+        ci = 0
+        while k < n or ci < chrome_left:
+            if ci < chrome_left:
+                item = chrome_items[ci]
+                ci += 1
+            elif cursor < n_items:
+                item = items[cursor]
+            else:
                 problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} after every value was found"))
                 failed = True
                 break
-            item = items[cursor]
-            end = take(item)
-            if end < 0:
-                found = " ".join(texts[k : k + 6])
-                problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
-                failed = True
-                break
-            if item.page != p:
-                problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
+            # consume the words spelling the item (whitespace removed, characters compared exactly)
+            target = item.chars
+            if k < n and texts[k] == target:
+                end = k + 1
+            else:
+                acc = ""
+                end = k
+                while end < n and len(acc) < len(target):
+                    acc += texts[end]
+                    end += 1
+                    if not target.startswith(acc):
+                        break
+                if acc != target:
+                    found = " ".join(texts[k : k + 6]) if k < n else "the end of the page"
+                    problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
+                    failed = True
+                    break
+            page_items.append(item)
+            starts.append(k)
             if item.record is not None:
+                cursor += 1
+                if item.page != p:
+                    problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
                 seen = record_page.setdefault(item.record, p)
                 if seen != p:
                     problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
-            claim(item, end)
-            cursor += 1
+            if item.pointer is not None:
+                if end == k + 1:
+                    wl = [norm[k]]
+                    box = wl[0]
+                    quote = texts[k]
+                else:
+                    wl = norm[k:end]
+                    box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
+                    quote = " ".join(texts[k:end])
+                ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote}
+                if item.record is not None:
+                    evidence[item.pointer] = [ev]
+                else:
+                    evidence.setdefault(item.pointer, []).append(ev)
             k = end
         if failed:
             break
+        counts = np.diff(np.array(starts + [n], dtype=np.int64))
+        regions = np.repeat(np.array([it.region for it in page_items], dtype=float).reshape(-1, 4), counts, axis=0)
+        owner = np.repeat(np.arange(len(page_items)), counts)
 
         if n:
             # clipping: each word inside its own column/cell region and inside the page margins
