@@ -1,0 +1,350 @@
+"""The synth pipeline end to end on small documents: read-back, determinism, pagination, checks, CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+
+from gtkit.check import check_path
+from gtkit.cli import main
+from gtkit.errors import GtkitError
+from gtkit.format import read_bundle, read_index
+from gtkit.synth.family import family_names, get_family
+from gtkit.synth.layout import plan_document
+from gtkit.synth.pipeline import synth
+from gtkit.synth.readback import overlapping_pairs
+
+FAMILIES = ["creditor_matrix", "unclaimed_property"]
+SMALL = {"creditor_matrix": 260, "unclaimed_property": 160}
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("synth")
+    out = {}
+    for fam in FAMILIES:
+        synth(fam, out=root / fam, seed=11, records=SMALL[fam], progress=False)
+        out[fam] = root / fam
+    return out
+
+
+def pdf_words(pdf: Path) -> list[list[tuple]]:
+    with pymupdf.open(pdf) as doc:
+        return [
+            [(w[0] / p.rect.width, w[1] / p.rect.height, w[2] / p.rect.width, w[3] / p.rect.height, w[4])
+             for w in p.get_text("words", sort=False)]
+            for p in doc
+        ]
+
+
+def test_registry_lists_both_families():
+    assert {"creditor_matrix", "unclaimed_property"} <= set(family_names())
+    cm = get_family("creditor_matrix")
+    assert cm.renderer == "columns" and cm.default_records == 8624
+    assert set(cm.tags["task"]) == {"T1.c", "T1.e"} and cm.tags["domain"] == "D7"
+    up = get_family("unclaimed_property")
+    assert up.renderer == "table" and up.page_size == (792.0, 612.0)
+    for fam in (cm, up):  # a description on every field, as a user would write it
+        props = fam.schema["properties"]
+        assert all(p.get("description") for p in props.values())
+        assert all(p.get("description") for p in fam.record_schema["properties"].values())
+
+
+@pytest.mark.parametrize("fam", FAMILIES)
+def test_every_value_found_under_its_box_with_its_text(bundles, fam):
+    bundle = read_bundle(bundles[fam])
+    family = get_family(fam)
+    words = pdf_words(bundle.pdf_path)
+    gt = bundle.gt
+    assert gt.document.pages == len(words) > 1
+    claimed: set[tuple[int, tuple]] = set()
+    n_values = n_nulls = 0
+    for entry in gt.fields:
+        assert entry.trust == "constructed"
+        reading = entry.readings[0]
+        name = entry.path.rsplit("/", 1)[-1]
+        if reading.value is None:
+            assert reading.evidence == []
+            n_nulls += 1
+            continue
+        n_values += 1
+        is_record = entry.path.count("/") >= 3
+        # a record value is printed exactly once; a caption value as often on every page as the template says
+        per_page = sum(str(c).count("{" + name + "}") for c in family.layout.get("chrome", []))
+        assert len(reading.evidence) == (1 if is_record else per_page * gt.document.pages), entry.path
+        if not is_record:
+            assert sorted({e.page for e in reading.evidence}) == list(range(1, gt.document.pages + 1))
+        text = " ".join(family.display(name, reading.value).split())
+        for ev in reading.evidence:
+            assert ev.quote == text, entry.path
+            page_words = words[ev.page - 1]
+            found = []
+            for wb in ev.words:
+                hits = [w for w in page_words if all(abs(a - b) < 2e-6 for a, b in zip(w[:4], wb))]
+                assert len(hits) == 1, (entry.path, wb)
+                found.append(hits[0][4])
+                key = (ev.page, tuple(round(v, 5) for v in wb))
+                assert key not in claimed, f"word claimed twice: {entry.path}"
+                claimed.add(key)
+            assert " ".join(found) == text
+            xs0, ys0, xs1, ys1 = zip(*ev.words)
+            assert list(ev.box) == [min(xs0), min(ys0), max(xs1), max(ys1)]
+            assert all(0 <= v <= 1 for v in ev.box)
+    assert n_values > 500 and n_nulls > 10  # nulls exist where the schema allows them
+
+
+@pytest.mark.parametrize("fam", FAMILIES)
+def test_same_arguments_same_bytes(tmp_path, fam):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    synth(fam, out=a, seed=5, records=60, progress=False)
+    synth(fam, out=b, seed=5, records=60, progress=False)
+    synth(fam, out=c, seed=6, records=60, progress=False)
+    for name in ("document.pdf", "gt.json", "schema.json"):
+        assert sha(a / name) == sha(b / name)
+    assert sha(a / "document.pdf") != sha(c / "document.pdf")
+    gt = json.loads((a / "gt.json").read_text())
+    assert gt["provenance"]["created"] is None and gt["provenance"]["seed"] == 5
+    assert gt["provenance"]["parameters"]["records"] == 60
+    assert b"CreationDate" not in (a / "document.pdf").read_bytes() or b"D:20000101" in (a / "document.pdf").read_bytes()
+
+
+def _records_by_page(gt, field: str) -> dict[int, set[int]]:
+    pages: dict[int, set[int]] = {}
+    for entry in gt.fields:
+        parts = entry.path.split("/")
+        if len(parts) == 4 and parts[1] == field and entry.readings[0].evidence:
+            pages.setdefault(int(parts[2]), set()).update(ev.page for ev in entry.readings[0].evidence)
+    return pages
+
+
+@pytest.mark.parametrize("fam", FAMILIES)
+def test_pagination_no_split_no_early_end_chrome_everywhere(bundles, fam):
+    bundle = read_bundle(bundles[fam])
+    family = get_family(fam)
+    gt = bundle.gt
+    records = gt.expected[family.records_field]
+    by_record = _records_by_page(gt, family.records_field)
+    assert set(by_record) == set(range(len(records)))
+    # no split record: every field of a record is on one page, and records run in order
+    assert all(len(p) == 1 for p in by_record.values())
+    seq = [next(iter(by_record[i])) for i in range(len(records))]
+    assert seq == sorted(seq) and seq[0] == 1 and seq[-1] == gt.document.pages
+
+    # no early page end: the first record of the next page did not fit where the page ended
+    plan = plan_document(family, gt.expected)
+    assert [p + 1 for p in plan.record_pages] == seq  # the plan agrees with what the PDF shows
+    bottom = plan.body_box[3]
+    if family.renderer == "columns":
+        spec = family.layout["columns"]
+        gap = spec["gap"]
+        last_col_x = max(it.region[0] for it in plan.body_items)
+        for r in range(1, len(records)):
+            if seq[r] != seq[r - 1]:
+                last = [it for it in plan.body_items if it.record == r - 1][0]
+                assert last.region[0] == last_col_x, "a page ended before its last column"
+                assert last.region[3] + gap + plan.record_heights[r] > bottom
+    else:
+        gap = family.layout["table"]["row_gap"]
+        for r in range(1, len(records)):
+            if seq[r] != seq[r - 1]:
+                last = [it for it in plan.body_items if it.record == r - 1][0]
+                assert last.region[3] + gap + plan.record_heights[r] > bottom
+
+    # chrome on every page, read from the PDF
+    words = pdf_words(bundle.pdf_path)
+    n = gt.document.pages
+    for i, page in enumerate(words, 1):
+        text = " ".join(w[4] for w in page)
+        assert f"Page {i} of {n}" in text
+        if fam == "creditor_matrix":
+            assert "UNITED STATES BANKRUPTCY COURT" in text
+            assert f"Case No. {gt.expected['case_number']}" in text
+        else:
+            assert "Owner Name Last Known Address City St Property Type Amount Holder" in text
+
+
+def test_six_line_address_and_wrapping_value(tmp_path):
+    long_name = "WILMINGTON SAVINGS FUND SOCIETY, FSB, AS ADMINISTRATIVE AND COLLATERAL AGENT FOR THE LENDERS"
+    recs = [
+        {"name": "ACME SUPPLY CO", "notice_name": "ATTN: GENERAL COUNSEL", "address_1": "100 MAIN ST",
+         "address_2": "SUITE 400", "address_3": "MAIL STOP 12", "city": "DOVER", "state": "DE",
+         "postal_code": "19901", "country": None},
+        {"name": long_name, "notice_name": None, "address_1": "500 DELAWARE AVE", "address_2": None,
+         "address_3": None, "city": "WILMINGTON", "state": "DE", "postal_code": "19801-1234", "country": None},
+        {"name": "JANE Q DOE", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
+         "city": "TORONTO", "state": "ON", "postal_code": "M5V 2T6", "country": "CANADA"},
+    ]
+    data = tmp_path / "recs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    synth("creditor_matrix", out=tmp_path / "b", seed=1, data=data, progress=False)
+    bundle = read_bundle(tmp_path / "b")
+    assert bundle.gt.expected["creditors"] == recs
+    ev = {f.path: f.readings[0].evidence for f in bundle.gt.fields}
+    # the 6-line block: six distinct lines, top to bottom, in one column
+    tops = [ev[f"/creditors/0/{k}"][0].box[1] for k in ("name", "notice_name", "address_1", "address_2", "address_3", "city")]
+    assert tops == sorted(tops) and len(set(tops)) == 6
+    assert ev["/creditors/0/state"][0].box[1] == ev["/creditors/0/city"][0].box[1]  # city line: city ST ZIP
+    # the long name wraps: its words sit on two lines, all of them carried, quote equal to the value
+    name_ev = ev["/creditors/1/name"][0]
+    assert len({round(w[1], 4) for w in name_ev.words}) >= 2
+    assert len(name_ev.words) == len(long_name.split()) and name_ev.quote == long_name
+    # a 2-line foreign block with its country line; null leaves carry no evidence
+    assert ev["/creditors/2/country"][0].quote == "CANADA"
+    assert ev["/creditors/2/address_1"] == []
+    assert bundle.gt.provenance.parameters["records"] == 3
+    assert check_path(tmp_path / "b") == (1, [])
+
+
+def test_data_csv_good_and_bad(tmp_path):
+    good = tmp_path / "up.csv"
+    good.write_text(
+        "owner_name,address,city,state,property_type,amount,holder,year_reported\n"
+        "SMITH JOHN A,12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n"
+        "DOE JANE,,,,SECURITIES,0.07,BANK OF AMERICA NA,2021\n"
+    )
+    synth("unclaimed_property", out=tmp_path / "g", seed=2, data=good, progress=False)
+    bundle = read_bundle(tmp_path / "g")
+    rows = bundle.gt.expected["properties"]
+    assert rows[0]["amount"] == 1234.5 and rows[0]["year_reported"] == 2019 and rows[1]["city"] is None
+    ev = {f.path: f.readings[0].evidence for f in bundle.gt.fields}
+    assert ev["/properties/0/amount"][0].quote == "$1,234.50"
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "owner_name,address,city,state,property_type,amount,holder,year_reported\n"
+        "SMITH JOHN A,12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n"
+        "DOE JANE,,,,SECURITIES,lots,BANK OF AMERICA NA,2021\n"
+    )
+    with pytest.raises(GtkitError, match=r"line 3: field 'amount': 'lots' is not a number"):
+        synth("unclaimed_property", out=tmp_path / "x", seed=2, data=bad, progress=False)
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    "line, pattern",
+    [
+        ({"name": "A CO", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
+          "city": "X", "state": None, "postal_code": None}, r"line 2: 'country' is a required property"),
+        ({"name": 42, "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
+          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name': 42 is not of type 'string'"),
+        ({"name": "  ", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
+          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name'"),
+    ],
+)
+def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
+    ok = {"name": "B CO", "notice_name": None, "address_1": "1 A ST", "address_2": None, "address_3": None,
+          "city": "X", "state": "NY", "postal_code": "10001", "country": None}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(ok) + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(GtkitError, match=pattern):
+        synth("creditor_matrix", out=tmp_path / "o", seed=1, data=data, progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("fam", FAMILIES)
+def test_bundle_passes_check_and_scores_one_against_itself(bundles, fam):
+    from gtkit.score import score_prediction
+
+    assert check_path(bundles[fam]) == (1, [])
+    bundle = read_bundle(bundles[fam])
+    citations = {f.path: [{"page": e.page, "box": list(e.box)} for e in f.readings[0].evidence[:1]]
+                 for f in bundle.gt.fields if f.readings[0].evidence}
+    s = score_prediction(bundle, bundle.gt.expected, citations)
+    assert s.value.f1 == 1.0 and s.page.f1 == 1.0 and s.word.f1 == 1.0
+    assert s.value.n_truth == len(bundle.gt.fields)
+
+
+def test_check_catches_a_moved_box(bundles, tmp_path):
+    src = bundles["unclaimed_property"]
+    dst = tmp_path / "tampered"
+    dst.mkdir()
+    for name in ("document.pdf", "schema.json"):
+        (dst / name).write_bytes((src / name).read_bytes())
+    gt = json.loads((src / "gt.json").read_text())
+    entry = next(f for f in gt["fields"] if f["path"] == "/properties/3/holder")
+    ev = entry["readings"][0]["evidence"][0]
+    ev["words"][0][0] = round(ev["words"][0][0] + 0.01, 6)
+    (dst / "gt.json").write_text(json.dumps(gt))
+    n, problems = check_path(dst)
+    assert n == 1 and problems
+    assert any("/properties/3/holder" in p.message for p in problems)
+
+
+def test_dataset_of_bundles(tmp_path):
+    synth("creditor_matrix", out=tmp_path / "ds", seed=7, records=40, docs=2, progress=False)
+    entries = read_index(tmp_path / "ds")
+    assert [e.doc_id for e in entries] == ["creditor_matrix-s7-0000", "creditor_matrix-s7-0001"]
+    assert all(e.family == "creditor_matrix" and e.pipeline == "synth" and e.pages >= 1 for e in entries)
+    gts = [read_bundle(tmp_path / "ds" / e.path).gt for e in entries]
+    assert gts[0].provenance.seed != gts[1].provenance.seed
+    assert gts[0].expected != gts[1].expected
+    assert check_path(tmp_path / "ds") == (2, [])
+
+
+def test_overlap_detection():
+    boxes = np.array([[0, 0, 10, 5], [11, 0, 20, 5], [0, 6, 10, 11], [5, 3, 15, 8]], dtype=float)
+    pairs = {tuple(sorted(p)) for p in overlapping_pairs(boxes)}
+    assert pairs == {(0, 3), (1, 3), (2, 3)}
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    return exc.value.code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--family", "no_such_family"], "unknown family 'no_such_family'"),
+        (["--family", "creditor_matrix", "--records", "0"], "--records must be a positive number"),
+        (["--family", "creditor_matrix", "--records", "-5"], "--records must be a positive number"),
+        (["--family", "creditor_matrix", "--docs", "0"], "--docs must be a positive number"),
+    ],
+)
+def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
+    out = tmp_path / "out"
+    code, err = run_cli(["synth", *args, "--out", str(out)], capsys)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_cli_refuses_existing_output_unless_forced(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    code, err = run_cli(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out)], capsys)
+    assert code == 2 and "already exists" in err and len(err.strip().splitlines()) == 1
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
+    with pytest.raises(SystemExit) as exc:
+        main(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"])
+    assert exc.value.code in (0, None)
+    assert sorted(p.name for p in out.iterdir()) == ["document.pdf", "gt.json", "schema.json"]
+
+
+def test_cli_bad_data_line_exits_2(tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"owner_name": "X"}\n')
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and "line 1:" in err and "required property" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_families_lists_tags_and_sizes(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["families"])
+    assert exc.value.code in (0, None)
+    out = capsys.readouterr().out
+    assert "creditor_matrix:" in out and "T1.c T1.e S3 S5 D7" in out and "8624" in out
+    assert "unclaimed_property:" in out and "T1.a T1.b S3 S4 D3" in out and "26725" in out
