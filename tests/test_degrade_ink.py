@@ -8,8 +8,6 @@ recipe on the page and asks that the degraded page is dark where the warped ink 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -18,6 +16,7 @@ from gtkit.degrade.boxes import transform_evidence
 from gtkit.degrade.pipeline import apply_plan, plan_page, rasterize
 from gtkit.degrade.recipe import list_recipes, load_recipe
 from gtkit.format import read_bundle
+from gtkit.format.models import Evidence
 from test_degrade_support import make_clean_bundle
 
 DPI = 150
@@ -80,8 +79,6 @@ def test_warped_ink_stays_inside_moved_word_boxes(page, recipe):  # type: ignore
         plan = plan_page(rec, seed, b.doc_id, 1, size_pt, DPI)
         assert plan["size_px"] == [w_px, h_px]
         hm = np.asarray(plan["geometry"]["homography"])
-        from gtkit.format.models import Evidence
-
         moved = [transform_evidence(Evidence(page=1, box=w, words=[w]), hm).words[0] for w in words]
         warped = ops.warp(labels, hm, 0, nearest=True)
         shares = _shares(warped, moved, w_px, h_px)

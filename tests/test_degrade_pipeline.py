@@ -79,6 +79,21 @@ def test_degraded_bundle_shape(clean, fax):  # type: ignore[no-untyped-def]
                     np.testing.assert_allclose(w, np.clip([*wq.min(0), *wq.max(0)], 0, 1), atol=1e-12)
 
 
+def test_check_catches_a_box_that_left_its_quad(fax, tmp_path):  # type: ignore[no-untyped-def]
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(fax, bad)
+    data = json.loads((bad / "gt.json").read_text())
+    ev = data["fields"][0]["readings"][0]["evidence"][0]
+    ev["box"] = [ev["box"][0], ev["box"][1], min(ev["box"][2] + 0.01, 1.0), ev["box"][3]]
+    data["tags"]["perception"] = []
+    (bad / "gt.json").write_text(json.dumps(data))
+    messages = [p.message for p in check_bundle(bad)]
+    assert any("axis-aligned box around its quad" in m for m in messages)
+    assert any("P1" in m for m in messages)
+
+
 def test_self_score_is_one_with_word_grounding(fax, tmp_path):  # type: ignore[no-untyped-def]
     from gtkit.score import score_prediction
 

@@ -2,11 +2,43 @@
 
 Layout: `ops` holds the pure image functions, `gtkit.geometry` the homography and box math, `boxes` the
 pure move of a ground truth's evidence, `stages` the classes that validate parameter ranges and draw
-values, `recipe` the TOML recipe model, `pdfwrite` the deterministic image-only PDF writer, and
-`pipeline` the run (plan, render, write) and its replay.
+values, `recipe` the TOML recipe model, `pdfwrite` the deterministic image-only PDF writer, `pipeline`
+the run (plan, render, write) and its replay, and `checks` the checks `gtkit check` runs on degraded
+bundles. Importing this package is cheap (OpenCV loads on first use) and registers that check.
 """
 
-from gtkit.degrade.pipeline import DEFAULT_DPI, degrade, plan_page, prepare
-from gtkit.degrade.recipe import Recipe, list_recipes, load_recipe, parse_recipe
+from __future__ import annotations
 
-__all__ = ["DEFAULT_DPI", "Recipe", "degrade", "list_recipes", "load_recipe", "parse_recipe", "plan_page", "prepare"]
+from typing import Any
+
+from gtkit.check import register_pipeline_check
+
+_EXPORTS = {
+    "DEFAULT_DPI": "gtkit.degrade.pipeline",
+    "degrade": "gtkit.degrade.pipeline",
+    "plan_page": "gtkit.degrade.pipeline",
+    "prepare": "gtkit.degrade.pipeline",
+    "Recipe": "gtkit.degrade.recipe",
+    "list_recipes": "gtkit.degrade.recipe",
+    "load_recipe": "gtkit.degrade.recipe",
+    "parse_recipe": "gtkit.degrade.recipe",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'gtkit.degrade' has no attribute {name!r}")
+
+
+def _check(bundle):  # type: ignore[no-untyped-def]
+    from gtkit.degrade.checks import check_degraded
+
+    return check_degraded(bundle)
+
+
+register_pipeline_check("degrade", _check)
+
+__all__ = sorted(_EXPORTS)

@@ -113,7 +113,7 @@ def rasterize(pdf_path: str, page_index: int, size_px: tuple[int, int]) -> np.nd
     w, h = size_px
     rect = page.rect
     pix = page.get_pixmap(matrix=pymupdf.Matrix(w / rect.width, h / rect.height), colorspace=pymupdf.csGRAY,
-                          alpha=False, clip=rect)
+                          alpha=False)
     img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width]
     if (pix.width, pix.height) != (w, h):  # MuPDF rounds the pixel rectangle outward: crop or pad to size
         out = np.full((h, w), 255, dtype=np.uint8)
@@ -221,6 +221,33 @@ def _replay_records(path: Path) -> dict[str, Provenance]:
     return records
 
 
+def _check_plan(plan: Any, page_no: int, where: Path) -> None:
+    """Refuse a recorded page plan that could not be replayed (before anything is written)."""
+    from gtkit.degrade.stages import STAGES
+
+    bad = GtkitError(f"degrade record: page {page_no} has a malformed plan", where)
+    if not isinstance(plan, dict) or not {"size_px", "geometry", "stages"} <= set(plan):
+        raise bad
+    size, geo, stages = plan["size_px"], plan["geometry"], plan["stages"]
+    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+        raise bad
+    try:
+        h = np.asarray(geo["homography"], dtype=float)
+        background = geo["background"]
+    except (KeyError, TypeError, ValueError):
+        raise bad from None
+    if h.shape != (3, 3) or not np.isfinite(h).all() or not isinstance(background, int):
+        raise bad
+    if not isinstance(stages, list):
+        raise bad
+    for st in stages:
+        if not isinstance(st, dict) or st.get("stage") not in STAGES:
+            raise GtkitError(f"degrade record: page {page_no} names an unknown stage "
+                             f"{st.get('stage') if isinstance(st, dict) else st!r}", where)
+        if st.get("applied") and not isinstance(st.get("params"), dict):
+            raise bad
+
+
 def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float]], where: Path) -> Job:
     params = prov.parameters or {}
     try:
@@ -236,9 +263,8 @@ def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float
             f"{parent.document_sha256[:12]}…", where)
     if len(plans) != len(sizes):
         raise GtkitError(f"record has {len(plans)} pages, the parent has {len(sizes)}", where)
-    for plan in plans:
-        if not isinstance(plan, dict) or not {"size_px", "geometry", "stages"} <= set(plan):
-            raise GtkitError("degrade record has a malformed page entry", where)
+    for i, plan in enumerate(plans, 1):
+        _check_plan(plan, i, where)
     return Job(bundle=bundle, recipe=recipe, seed=int(prov.seed or 0), dpi=dpi,
                doc_id=degraded_doc_id(bundle.doc_id, recipe.name, int(prov.seed or 0)), parent=parent,
                page_sizes=sizes, plans=plans)

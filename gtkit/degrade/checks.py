@@ -1,0 +1,54 @@
+"""Mechanical checks of a degraded bundle, run by `gtkit.check` for provenance pipeline 'degrade'."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gtkit.check import Problem
+from gtkit.format import GT_NAME, PDF_NAME, Bundle
+
+TOLERANCE = 1e-9
+
+
+def check_degraded(bundle: Bundle) -> list[Problem]:
+    """A recorded homography per page; every box the clamped axis-aligned box of its quad; P1 tagged;
+    a parent recorded; and a PDF without a text layer."""
+    import pymupdf
+
+    gt = bundle.gt
+    g = str(bundle.path / GT_NAME)
+    problems: list[Problem] = []
+    prov = gt.provenance
+    if prov.parent is None:
+        problems.append(Problem(g, "/provenance/parent", "a degraded bundle records its parent"))
+    if "P1" not in gt.tags.perception:
+        problems.append(Problem(g, "/tags/perception", "a degraded bundle carries the perception tag P1"))
+    pages = (prov.parameters or {}).get("pages")
+    if not isinstance(pages, list) or len(pages) != gt.document.pages:
+        problems.append(Problem(g, "/provenance/parameters/pages", "needs one recorded plan per page"))
+    else:
+        for i, page in enumerate(pages):
+            try:
+                h = np.asarray(page["geometry"]["homography"], dtype=float)
+                ok = h.shape == (3, 3) and np.isfinite(h).all()
+            except (KeyError, TypeError, ValueError):
+                ok = False
+            if not ok:
+                problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
+    for i, f in enumerate(gt.fields):
+        for r, reading in enumerate(f.readings):
+            for e, ev in enumerate(reading.evidence):
+                at = f"/fields/{i}/readings/{r}/evidence/{e}"
+                if ev.box is not None and ev.quad is None:
+                    problems.append(Problem(g, at + "/quad", "a degraded box needs its quad"))
+                if ev.box is not None and ev.quad is not None:
+                    q = np.asarray(ev.quad, dtype=float)
+                    want = np.clip([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], 0.0, 1.0)
+                    if np.abs(np.asarray(ev.box) - want).max() > TOLERANCE:
+                        problems.append(Problem(g, at + "/box", "is not the axis-aligned box around its quad"))
+    with pymupdf.open(bundle.path / PDF_NAME) as doc:
+        for page in doc:
+            if page.get_text("words"):
+                problems.append(Problem(str(bundle.path / PDF_NAME), "", f"page {page.number + 1} has a text layer"))
+                break
+    return problems
