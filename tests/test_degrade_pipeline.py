@@ -144,6 +144,11 @@ def test_replay_reproduces_without_drawing(clean, fax, tmp_path, monkeypatch):  
     out2 = tmp_path / "replayed2"
     degrade(clean, out2, replay=fax)  # the bundle folder works too
     assert _hashes(out2) == _hashes(fax)
+    applied = tmp_path / "applied.json"  # or the provenance alone
+    applied.write_text(json.dumps(json.loads((fax / "gt.json").read_text())["provenance"]))
+    out3 = tmp_path / "replayed3"
+    assert main_exit(["degrade", str(clean), "--replay", str(applied), "--out", str(out3)]) == 0
+    assert _hashes(out3) == _hashes(fax)
 
 
 @pytest.mark.parametrize("recipe", ["aging", "phone_camera", "carbon_copy"])
@@ -270,3 +275,31 @@ def test_recipes_command_lists_every_recipe(capsys):  # type: ignore[no-untyped-
     assert main_exit(["recipes"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) >= 10 and any(line.startswith("fax ") for line in lines)
+
+
+def test_bad_replay_records_are_refused(clean, fax, tmp_path, capsys):  # type: ignore[no-untyped-def]
+    out = tmp_path / "work" / "out"
+    out.parent.mkdir()
+    prov = json.loads((fax / "gt.json").read_text())["provenance"]
+    rec = tmp_path / "applied.json"
+
+    def refused(p: dict, *needles: str, extra: list[str] | None = None) -> None:
+        rec.write_text(json.dumps(p))
+        _refused(capsys, ["degrade", str(clean), "--replay", str(rec), "--out", str(out), *(extra or [])], out, *needles)
+
+    refused(prov, "disagrees", extra=["--seed", "8"])
+    bad = json.loads(json.dumps(prov))
+    bad["parameters"]["pages"][1]["stages"][0]["stage"] = "crease"
+    refused(bad, "unknown stage")
+    bad = json.loads(json.dumps(prov))
+    bad["parameters"]["pages"][0]["geometry"]["homography"] = [[1, 0], [0, 1]]
+    refused(bad, "malformed plan")
+    bad = json.loads(json.dumps(prov))
+    bad["parameters"]["pages"] = bad["parameters"]["pages"][:2]
+    refused(bad, "has 2 pages")
+    bad = json.loads(json.dumps(prov))
+    bad["parent"]["document_sha256"] = "0" * 64
+    refused(bad, "was made from document")
+    bad = json.loads(json.dumps(prov))
+    bad["parent"]["doc_id"] = "someone-else"
+    refused(bad, "no record for parent")

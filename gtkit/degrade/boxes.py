@@ -50,7 +50,9 @@ def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
 
 
 def transform_fields(fields: Sequence[FieldEntry], homographies: Sequence[np.ndarray]) -> list[FieldEntry]:
-    """Every field with every evidence entry moved by the homography of its page (1-based `page`)."""
+    """Every field with every evidence entry moved by the homography of its page: entry e of page p becomes
+    `transform_evidence(e, H_p)` (quad = H_p · corners, box = clamp(bbox(quad)), words likewise);
+    values, leniencies and trust are unchanged."""
     out = []
     for f in fields:
         readings = [

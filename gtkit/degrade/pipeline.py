@@ -270,6 +270,15 @@ def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float
                page_sizes=sizes, plans=plans)
 
 
+def _check_evidence_pages(bundle: Bundle, pages: int) -> None:
+    for i, f in enumerate(bundle.gt.fields):
+        for reading in f.readings:
+            for ev in reading.evidence:
+                if ev.page > pages:
+                    raise GtkitError(f"/fields/{i} ({f.path}) cites page {ev.page} of a {pages}-page document",
+                                     bundle.path / GT_NAME)
+
+
 def prepare(
     source: Path,
     *,
@@ -291,6 +300,7 @@ def prepare(
             if prov is None:
                 raise GtkitError(f"no record for parent doc_id {b.doc_id!r}", replay)
             job = _replay_job(b, prov, open_parent_pdf(b.pdf_path), Path(replay))
+            _check_evidence_pages(b, len(job.page_sizes))
             if recipe is not None and not isinstance(recipe, Recipe) and slug(str(recipe)) != slug(job.recipe.name) \
                     and Path(str(recipe)).stem != job.recipe.name:
                 raise GtkitError(f"--recipe {recipe} disagrees with the record's recipe {job.recipe.name!r}", replay)
@@ -313,6 +323,7 @@ def prepare(
         sizes = open_parent_pdf(b.pdf_path)
         if len(sizes) != b.gt.document.pages:
             raise GtkitError(f"gt.json says {b.gt.document.pages} pages, the PDF has {len(sizes)}", b.pdf_path)
+        _check_evidence_pages(b, len(sizes))
         plans = [plan_page(rec, seed, b.doc_id, i + 1, sizes[i], dpi) for i in range(len(sizes))]
         jobs.append(Job(bundle=b, recipe=rec, seed=seed, dpi=dpi, doc_id=degraded_doc_id(b.doc_id, rec.name, seed),
                         parent=parent_ref(b), page_sizes=sizes, plans=plans))
