@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Iterator
+import os
+import pickle
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +95,59 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
 
 
 SAMPLE_FIELDS = 2000
+BACKGROUND_MIN_RECORDS = 2000
+
+
+class _Background:
+    """Run `fn` in a forked child (POSIX) while the caller goes on; `result()` waits for it.
+
+    The child shares the parent's memory copy-on-write, computes, sends the pickled result
+    through a pipe and exits with `os._exit`, so it runs no cleanup of the parent's state.
+    Without fork (or when `fork` is false) `fn` simply runs inline.
+    """
+
+    def __init__(self, fn: Callable[[], Any], *, fork: bool = True):
+        self._pid = None
+        self._value: Any = None
+        self._error: str | None = None
+        if not (fork and hasattr(os, "fork")):
+            self._value = fn()
+            return
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child
+            code = 0
+            try:
+                os.close(r)
+                try:
+                    payload = pickle.dumps((True, fn()))
+                except BaseException as e:  # noqa: BLE001 - reported to the parent
+                    payload = pickle.dumps((False, f"{type(e).__name__}: {e}"))
+                with os.fdopen(w, "wb") as f:
+                    f.write(payload)
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(w)
+        self._pid, self._r = pid, r
+
+    def result(self) -> Any:
+        if self._pid is not None:
+            with os.fdopen(self._r, "rb") as f:
+                payload = f.read()
+            os.waitpid(self._pid, 0)
+            self._pid = None
+            if not payload:
+                raise RuntimeError("the background worker died without an answer")
+            ok, value = pickle.loads(payload)
+            if ok:
+                self._value = value
+            else:
+                self._error = value
+        if self._error is not None:
+            raise RuntimeError(f"background worker failed: {self._error}")
+        return self._value
 
 
 @dataclass
@@ -207,18 +262,26 @@ def build_fields(schema: dict[str, Any], expected: Any, evidence: dict[str, list
 def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int,
                    parameters: dict[str, Any], progress: _Progress = _QUIET) -> Built:
     """Layout, render, read back, check, and assemble gt.json for one document."""
-    with progress.stage("layout (measured)", 1) as tick:
-        plan = plan_document(family, expected)
-        tick()
-    with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
-        pdf = render_pdf(plan, title=doc_id, on_page=tick)
-    with progress.stage("read back from PDF", len(plan.pages)) as tick:
-        located = locate(plan, pdf, on_page=tick)
+    n_records = len(expected.get(family.records_field) or [])
+    # validating expected against the schema (jsonschema, ~0.1 ms a record) runs beside the
+    # layout and rendering in a forked worker for long documents, inline for short ones
+    schema_check = _Background(lambda: validation_errors(family.schema, expected)[:5],
+                               fork=n_records >= BACKGROUND_MIN_RECORDS)
+    try:
+        with progress.stage("layout (measured)", 1) as tick:
+            plan = plan_document(family, expected)
+            tick()
+        with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
+            pdf = render_pdf(plan, title=doc_id, on_page=tick)
+        with progress.stage("read back from PDF", len(plan.pages)) as tick:
+            located = locate(plan, pdf, on_page=tick)
+    finally:
+        schema_errors = schema_check.result()
     problems = list(located.problems)
     if problems:
         raise _fail(problems, doc_id)
     with progress.stage("checks and gt.json", 1) as tick:
-        for pointer, message in validation_errors(family.schema, expected)[:5]:
+        for pointer, message in schema_errors:
             problems.append(SynthProblem(pointer, f"expected does not satisfy the schema: {message}"))
         fields = build_fields(family.schema, expected, located.evidence, problems)
         for f in fields:
