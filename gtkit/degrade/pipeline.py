@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -422,7 +421,6 @@ def degrade(
         raise GtkitError("the output must not be the input or inside it", out)
     if workers < 1:
         raise GtkitError(f"--workers must be at least 1, got {workers}")
-    workers = min(workers, os.cpu_count() or 1) if workers > 1 else 1
     jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
     ids = [j.doc_id for j in jobs]
     if len(set(ids)) != len(ids):
