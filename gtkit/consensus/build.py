@@ -17,7 +17,11 @@ and only where its vote equals the reading's value.
 
 from __future__ import annotations
 
+import gc
 import json
+import multiprocessing as mp
+import os
+import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +61,8 @@ from gtkit.consensus.inputs import (
     read_run,
 )
 from gtkit.errors import GtkitError
-from gtkit.format import GroundTruth, index_bytes, index_entry, write_bundle_files
-from gtkit.format.bundle import parse_ground_truth, read_bundle, validation_message  # noqa: F401
+from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, Bundle, GroundTruth, index_bytes, index_entry
+from gtkit.format.bundle import parse_ground_truth
 from gtkit.format.io import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.format.models import LENIENCIES
 from gtkit.schema import compile_schema, load_schema, validation_errors
@@ -92,8 +96,10 @@ def pdf_text(path: Path) -> str:
 
 
 def _valid_box(box: Any) -> bool:
-    return (isinstance(box, list) and len(box) == 4 and all(0.0 <= v <= 1.0 for v in box)
-            and box[0] < box[2] and box[1] < box[3])
+    if type(box) is not list or len(box) != 4:
+        return False
+    x0, y0, x1, y1 = box
+    return 0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0
 
 
 @dataclass
@@ -207,7 +213,10 @@ def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple) -> list[dict[st
     if s is None or key == NULL or cell.keys.get(s) != key:
         return []
     own = cell.ptrs.get(s)
-    entries = c.citations.get(doc_id, {}).get(s, {}).get(own, []) if own is not None else []
+    table = c.citations.get(doc_id)
+    entries = table.get(s, {}).get(own) if table and own is not None else None
+    if not entries:
+        return []
     pages = c.infos[doc_id].pages
     out = []
     for e in entries:
@@ -221,15 +230,27 @@ def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple) -> list[dict[st
 
 
 def _cited_pages(c: Consensus, doc_id: str, own: str | None, prefix: bool = False) -> list[int]:
+    """Pages the citing system points to for its own pointer (with `prefix`, anywhere under it)."""
     s = c.citing
     if s is None or own is None:
         return []
     table = c.citations.get(doc_id, {}).get(s, {})
-    if prefix:
-        entries = [e for p, es in table.items() if p == own or p.startswith(own + "/") for e in es]
-    else:
-        entries = table.get(own, [])
-    return sorted({e["page"] for e in entries})
+    if not prefix:
+        return sorted({e["page"] for e in table.get(own, [])})
+    key = (doc_id, s)
+    if key not in _PREFIX_PAGES:
+        index: dict[str, set[int]] = defaultdict(set)
+        for p, es in table.items():
+            pages = {e["page"] for e in es}
+            parts = p.split("/")
+            for i in range(1, len(parts) + 1):
+                index["/".join(parts[:i])] |= pages
+        _PREFIX_PAGES.clear()
+        _PREFIX_PAGES[key] = index
+    return sorted(_PREFIX_PAGES[key].get(own, ()))
+
+
+_PREFIX_PAGES: dict[tuple[str, str], dict[str, set[int]]] = {}
 
 
 def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[GroundTruth, list[dict], list[dict]]:
@@ -343,16 +364,42 @@ def field_report(c: Consensus) -> list[dict[str, Any]]:
     return out
 
 
-def rescore(c: Consensus, stage: Path) -> dict[str, Any]:
-    """Every system's cached output scored against the candidate truth (pending cells left out)."""
-    from gtkit.score import score_prediction, summarize
+_RESCORE: dict[str, Any] = {}
+PARALLEL_CELLS = 20_000   # with jobs > 1, re-score in worker processes from this many cells on
 
+
+def _score_one(task: tuple[str, str]) -> Any:
+    from gtkit.score import score_prediction
+
+    doc_id, s = task
+    c: Consensus = _RESCORE["c"]
+    bundle = Bundle(path=_RESCORE["stage"] / doc_id, gt=_RESCORE["gts"][doc_id], schema=c.schema)
+    cites = c.citations.get(doc_id, {}).get(s) or None
+    return score_prediction(bundle, read_run(c.inputs.runs[doc_id][s]), cites)
+
+
+def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth], jobs: int = 1) -> dict[str, Any]:
+    """Every system's cached output scored against the candidate truth (pending cells left out).
+
+    With `jobs` > 1, large runs are scored by that many forked worker processes, which see
+    the candidate truth without copying it (faster, at the cost of memory)."""
+    from gtkit.score import summarize
+
+    tasks = [(r.doc_id, s) for r in c.results for s in sorted(c.inputs.runs[r.doc_id])]
+    n_cells = sum(len(r.cells) for r in c.results)
+    _RESCORE.update(c=c, stage=stage, gts=gts)
+    try:
+        workers = min(jobs, os.cpu_count() or 1, len(tasks))
+        if workers > 1 and n_cells >= PARALLEL_CELLS and "fork" in mp.get_all_start_methods():
+            with mp.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
+                scores = pool.map(_score_one, tasks, chunksize=1)
+        else:
+            scores = [_score_one(t) for t in tasks]
+    finally:
+        _RESCORE.clear()
     per_system: dict[str, list] = defaultdict(list)
-    for r in c.results:
-        bundle = read_bundle(stage / r.doc_id, verify=False)
-        for s, path in sorted(c.inputs.runs[r.doc_id].items()):
-            cites = c.citations.get(r.doc_id, {}).get(s) or None
-            per_system[s].append(score_prediction(bundle, read_run(path), cites))
+    for (_, s), score in zip(tasks, scores):
+        per_system[s].append(score)
     out = {}
     for s, docs in sorted(per_system.items()):
         summary = summarize(docs)
@@ -451,27 +498,44 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict], rescored: di
 
 
 def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str | None = None,
-                    do_rescore: bool = True) -> dict[str, Any]:
+                    do_rescore: bool = True, jobs: int = 1) -> dict[str, Any]:
     entries, queue, draw = [], [], []
     schema_errors: dict[str, int] = {}
+    gts: dict[str, GroundTruth] = {}
     with staged_dir(Path(out), force=force) as stage:
         for r in c.results:
             gt, q, d = build_gt(c, r, family=family)
             errs = validation_errors(c.schema, r.expected)
             if errs:
                 schema_errors[r.doc_id] = len(errs)
-            write_bundle_files(stage / r.doc_id, pdf=c.inputs.docs[r.doc_id], schema=c.schema, gt=gt)
+            folder = stage / r.doc_id
+            folder.mkdir(parents=True)
+            shutil.copyfile(c.inputs.docs[r.doc_id], folder / PDF_NAME)
+            write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(c.schema, indent=2), force=True)
+            write_bytes_atomic(folder / GT_NAME, gt_file_bytes(gt), force=True)
             entries.append(index_entry(r.doc_id, r.doc_id, gt))
+            if do_rescore:
+                gts[r.doc_id] = gt
             queue += q
             draw += d
         write_bytes_atomic(stage / "dataset.jsonl", index_bytes(entries), force=True)
         write_bytes_atomic(stage / QUEUE_NAME, jsonl(queue), force=True)
         write_bytes_atomic(stage / DRAW_NAME, jsonl(draw), force=True)
-        rescored = rescore(c, stage) if do_rescore else None
-        rep = build_report(c, queue, draw, rescored, schema_errors)
+        rep = build_report(c, queue, draw, None, schema_errors)
+        for r in c.results:  # the cells are summarized: free them before re-scoring
+            r.cells = []
+        del queue, draw
+        gc.collect()
+        rep["rescore"] = rescore(c, stage, gts, jobs) if do_rescore else None
         write_bytes_atomic(stage / REPORT_JSON, dumps_json(rep, indent=1), force=True)
         write_bytes_atomic(stage / REPORT_MD, report_md(rep).encode("utf-8"), force=True)
     return rep
+
+
+def gt_file_bytes(gt: GroundTruth) -> bytes:
+    """The bytes of gt.json, as the format's writer makes them (indent 1), serialized by pydantic's
+    fast encoder: the same bytes as `gt_bytes` in seconds less on long documents."""
+    return (gt.model_dump_json(by_alias=True, indent=1) + "\n").encode("utf-8")
 
 
 def jsonl(items: list[dict]) -> bytes:
@@ -479,8 +543,9 @@ def jsonl(items: list[dict]) -> bytes:
 
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
-                  citing: str | None = None, family: str | None = None, do_rescore: bool = True) -> dict[str, Any]:
+                  citing: str | None = None, family: str | None = None, do_rescore: bool = True,
+                  jobs: int = 1) -> dict[str, Any]:
     if Path(out).exists() and not force:
         raise GtkitError("output already exists (use --force to overwrite)", out)
     c = compute(schema, docs, runs, systems, citing=citing)
-    return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore)
+    return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore, jobs=jobs)

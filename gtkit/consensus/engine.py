@@ -135,10 +135,21 @@ def _scalar_ok(value: Any, schema: dict[str, Any]) -> str | None:
     return None
 
 
+_SIMPLE = {"string": str, "boolean": bool}
+_HASHABLE = (str, int, float, bool, type(None))
+
+
 def type_problem(value: Any, node: Node) -> str | None:
     """Why `value` cannot be a vote for this leaf (None when it can; null always can)."""
     if value is None:
         return None
+    if node.kind == "scalar" and "enum" not in node.schema:  # fast path: the common single JSON types
+        t = node.schema.get("type")
+        names = (t,) if isinstance(t, str) else tuple(x for x in t if x != "null") if isinstance(t, list) else ()
+        if len(names) == 1 and names[0] in _SIMPLE and type(value) is _SIMPLE[names[0]]:
+            return None
+        if len(names) == 1 and names[0] == "number" and type(value) in (int, float):
+            return None
     if node.kind == "scalar_list":
         if not isinstance(value, list):
             return f"expected a list, got {type(value).__name__}"
@@ -335,6 +346,7 @@ class _Walker:
         self.extras: list[ExtraRecord] = []
         self.failures: list[Failure] = []
         self.fallback = 0
+        self.keys_cache: dict[tuple, tuple] = {}
 
     def walk(self, node: Node, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
         if node.kind == "object" and node.props:
@@ -401,6 +413,7 @@ class _Walker:
         raws: dict[str, Any] = {}
         ptrs: dict[str, str | None] = {}
         comp = node.comparator
+        cache = self.keys_cache
         for s, (v, own) in votes.items():
             raws[s] = v
             ptrs[s] = own
@@ -408,6 +421,12 @@ class _Walker:
             if problem:
                 keys[s] = INVALID
                 self.failures.append(Failure(s, own or ptr, problem))
+            elif type(v) in _HASHABLE:
+                ck = (type(v), v, comp)
+                k = cache.get(ck)
+                if k is None:
+                    k = cache[ck] = comparator_key(v, comp)
+                keys[s] = k
             else:
                 keys[s] = comparator_key(v, comp)
         cell = Cell(ptr, fld, node, keys, raws, ptrs, forced)
@@ -416,16 +435,26 @@ class _Walker:
         return cell.value
 
 
+def _form(raw: Any) -> Any:
+    if raw is None or isinstance(raw, (str, int, float, bool)):
+        return (type(raw).__name__, raw)
+    return json.dumps(raw, sort_keys=True)
+
+
 def _rep_raw(cell: Cell, key: tuple, order: list[str]) -> Any:
+    """The most common raw form among the votes for `key` (first system in order on ties)."""
     raws = [cell.raws[s] for s in order if cell.keys.get(s) == key]
     if len(raws) == 1:
         return raws[0]
-    counts = Counter(json.dumps(r, sort_keys=True) for r in raws)
+    first = _form(raws[0])
+    forms = [first] + [_form(r) for r in raws[1:]]
+    if all(f == first for f in forms):
+        return raws[0]
+    counts: dict[Any, int] = {}
+    for f in forms:
+        counts[f] = counts.get(f, 0) + 1
     best = max(counts.values())
-    for r in raws:
-        if counts[json.dumps(r, sort_keys=True)] == best:
-            return r
-    return raws[0]
+    return next(r for r, f in zip(raws, forms) if counts[f] == best)
 
 
 def decide(cell: Cell, pool: Pool) -> None:
@@ -444,15 +473,15 @@ def decide(cell: Cell, pool: Pool) -> None:
         if cell.forced:
             cell.tier = SPLIT
         return
-    w: dict[tuple, float] = defaultdict(float)
-    count: Counter = Counter()
+    w: dict[tuple, float] = {}
+    count: dict[tuple, int] = {}
     seen: dict[tuple, int] = {}
     for i, s in enumerate(order):
         k = keys.get(s)
         if k is None:
             continue
-        w[k] += pool.weight[s]
-        count[k] += 1
+        w[k] = w.get(k, 0.0) + pool.weight[s]
+        count[k] = count.get(k, 0) + 1
         seen.setdefault(k, i)
     cell.weights = dict(w)
     ranked = sorted((k for k in w if k != INVALID), key=lambda k: (-w[k], -count[k], k == NULL, seen[k]))

@@ -1,0 +1,106 @@
+"""Benchmark `gtkit consensus`: 5 systems from 3 families over one document with 86,242 cells.
+
+The document is the simulated invoice (gtkit.consensus.simulate): 10 header fields and
+10,779 line items of 8 fields (identity key `line_id`), each system's rows shuffled,
+with random and family-correlated errors, dropped and duplicated rows and a misread
+key; the citing system cites every cell. The command runs in a child process, timed
+from start to exit (reading, aligning, voting, writing the bundle, queue and report,
+and re-scoring all five systems); peak RSS is sampled every 50 ms over the command and
+its re-score worker processes, summed. Target: < 10 s, < 1 GB.
+
+    python scripts/bench_consensus.py [--rows 10779] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from gtkit.consensus.simulate import ROW_FIELDS, TOP_FIELDS, simulate
+
+
+def tree_rss_kb(root: int) -> int:
+    """Sum of VmRSS over `root` and its descendants (from /proc)."""
+    parent: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            status = (d / "status").read_text()
+        except OSError:
+            continue
+        pid = int(d.name)
+        for line in status.splitlines():
+            if line.startswith("PPid:"):
+                parent[pid] = int(line.split()[1])
+            elif line.startswith("VmRSS:"):
+                rss[pid] = int(line.split()[1])
+    total, todo = 0, [root]
+    while todo:
+        p = todo.pop()
+        total += rss.get(p, 0)
+        todo += [c for c, pp in parent.items() if pp == p]
+    return total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_779)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--keep", type=Path, default=None, help="keep the workspace and output here")
+    args = ap.parse_args()
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-consensus-"))
+    if args.keep and root.exists():
+        shutil.rmtree(root)
+    ws = root / "ws"
+    t0 = time.perf_counter()
+    simulate(ws, seed=args.seed, n_docs=1, n_rows=args.rows, render=False)
+    gen = time.perf_counter() - t0
+    cells = len(TOP_FIELDS) + len(ROW_FIELDS) * args.rows
+    gtkit = [sys.executable, "-m", "gtkit"]
+    cmd = [*gtkit, "consensus", "--schema", str(ws / "schema.json"), "--docs", str(ws / "docs"),
+           "--runs", str(ws / "runs"), "--systems", str(ws / "systems.toml"), "--out", str(root / "gt")]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:  # RSS of the command and its worker processes, summed
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_rss_kb(proc.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    out, err = proc.stdout.read().decode(), proc.stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        print(out, err, file=sys.stderr)
+        raise SystemExit(f"gtkit consensus failed with status {os.waitstatus_to_exitcode(status)}")
+    rss_mb = max(usage.ru_maxrss, peak[0]) / 1024
+    rep = json.loads((root / "gt" / "report.json").read_text())
+    t = rep["totals"]
+    print(f"input: 1 document, 5 systems / 3 families, {cells:,} cells ({args.rows:,} rows x {len(ROW_FIELDS)} "
+          f"+ {len(TOP_FIELDS)}), generated in {gen:.1f} s")
+    print(f"output: {t['cells']:,} cells, {t['agreed']:,} agreed, {t['pending']:,} pending, {t['queued']:,} queued, "
+          f"{t['rows_aligned_by_fallback']} rows aligned by fallback")
+    print(f"wall time: {wall:.2f} s   peak RSS: {rss_mb:.0f} MB   (target < 10 s, < 1024 MB): "
+          f"{'OK' if wall < 10 and rss_mb < 1024 else 'OVER'}")
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
