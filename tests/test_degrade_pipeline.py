@@ -227,7 +227,7 @@ def test_bad_input_is_refused(clean, fax, tmp_path, capsys):  # type: ignore[no-
     (tmp_path / "notabundle").mkdir()
     _refused(capsys, ["degrade", str(tmp_path / "notabundle"), "--recipe", "fax", "--out", str(out)], out,
              "neither a bundle")
-    _refused(capsys, ["degrade", str(clean / "gt.json"), "--recipe", "fax", "--out", str(out)], out)
+    _refused(capsys, ["degrade", str(clean / "gt.json"), "--recipe", "fax", "--out", str(out)], out, "is a file")
     _refused(capsys, ["degrade", str(tmp_path / "missing"), "--recipe", "fax", "--out", str(out)], out, "not found")
     _refused(capsys, ["degrade", str(clean), "--out", str(out)], out, "--recipe")
     _refused(capsys, [*base, "--recipe", "fax", "--dpi", "5"], out, "--dpi")

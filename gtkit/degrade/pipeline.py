@@ -288,6 +288,8 @@ def prepare(
 ) -> tuple[list[Job], bool]:
     """Read and validate everything, draw every plan; nothing is written. Returns (jobs, source is a dataset)."""
     source = Path(source)
+    if source.is_file():
+        raise GtkitError("is a file; expected a bundle folder or a dataset folder", source)
     bundles = read_bundles(source)
     if not bundles:
         raise GtkitError("the dataset holds no bundles", source)
