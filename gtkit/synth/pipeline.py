@@ -179,37 +179,48 @@ def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
     return [SynthProblem(owners[i], f"box {boxes[i]} is not a valid normalized box") for i in np.nonzero(bad)[0][:10]]
 
 
-def gt_json_bytes(gt: dict[str, Any], records_field: str | None = None) -> bytes:
-    """gt.json text: indented envelope, one record of `expected` and one field entry per line.
+def write_gt_json(path: Path, gt: dict[str, Any]) -> None:
+    """Write gt.json: indented envelope, one record of `expected` and one field entry per line.
 
     The same content as the format's JSON, laid out so a 200,000-field file is written in a
-    second or two and still reads (and diffs) line by line.
+    second or two, streamed in batches (never the whole text in memory), and still reads
+    (and diffs) line by line. The folder is a staging folder, renamed into place whole.
     """
-    def dump(v: Any) -> str:
-        return json.dumps(v, ensure_ascii=False, allow_nan=False)
+    enc = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+    dump = enc.encode
 
-    out = ["{"]
-    keys = list(gt)
-    for i, key in enumerate(keys):
-        comma = "," if i < len(keys) - 1 else ""
-        value = gt[key]
-        if key == "fields":
-            rows = ",\n".join("  " + dump(f) for f in value)
-            out.append(f' "fields": [\n{rows}\n ]{comma}' if value else f' "fields": []{comma}')
-        elif key == "expected" and isinstance(value, dict):
-            parts = []
-            for name, v in value.items():
-                if isinstance(v, list) and v:
-                    rows = ",\n".join("   " + dump(r) for r in v)
-                    parts.append(f"  {dump(name)}: [\n{rows}\n  ]")
-                else:
-                    parts.append(f"  {dump(name)}: {dump(v)}")
-            inner = ",\n".join(parts)
-            out.append(f' "expected": {{\n{inner}\n }}{comma}' if parts else f' "expected": {{}}{comma}')
-        else:
-            out.append(f" {dump(key)}: {dump(value)}{comma}")
-    out.append("}")
-    return ("\n".join(out) + "\n").encode("utf-8")
+    def rows(values: list[Any], indent: str) -> Iterator[str]:
+        for i in range(0, len(values), 4096):
+            chunk = values[i : i + 4096]
+            last = i + len(chunk) >= len(values)
+            yield ",\n".join(indent + dump(v) for v in chunk) + ("\n" if last else ",\n")
+
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("{\n")
+        keys = list(gt)
+        for i, key in enumerate(keys):
+            comma = "," if i < len(keys) - 1 else ""
+            value = gt[key]
+            if key == "fields" and value:
+                f.write(' "fields": [\n')
+                f.writelines(rows(value, "  "))
+                f.write(f" ]{comma}\n")
+            elif key == "expected" and isinstance(value, dict) and value:
+                f.write(' "expected": {\n')
+                names = list(value)
+                for j, name in enumerate(names):
+                    v = value[name]
+                    sep = "," if j < len(names) - 1 else ""
+                    if isinstance(v, list) and v:
+                        f.write(f"  {dump(name)}: [\n")
+                        f.writelines(rows(v, "   "))
+                        f.write(f"  ]{sep}\n")
+                    else:
+                        f.write(f"  {dump(name)}: {dump(v)}{sep}\n")
+                f.write(f" }}{comma}\n")
+            else:
+                f.write(f" {dump(key)}: {dump(value)}{comma}\n")
+        f.write("}\n")
 
 
 def write_bundle_dir(folder: Path, family: Family, built: Built) -> None:
@@ -217,7 +228,7 @@ def write_bundle_dir(folder: Path, family: Family, built: Built) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(folder / PDF_NAME, built.pdf, force=True)
     write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(family.schema, indent=2), force=True)
-    write_bytes_atomic(folder / GT_NAME, gt_json_bytes(built.gt), force=True)
+    write_gt_json(folder / GT_NAME, built.gt)
 
 
 @contextlib.contextmanager
@@ -273,6 +284,8 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
             tick()
         with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
             pdf = render_pdf(plan, title=doc_id, on_page=tick)
+        for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF
+            pp.body_runs = []
         with progress.stage("read back from PDF", len(plan.pages)) as tick:
             located = locate(plan, pdf, on_page=tick)
     finally:
