@@ -237,7 +237,9 @@ def test_data_csv_good_and_bad(tmp_path):
         ({"name": 42, "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
           "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name': 42 is not of type 'string'"),
         ({"name": "  ", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
-          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name'"),
+          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name' is blank"),
+        ({"name": "\u4e2d\u6587 CO", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
+          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name': the family's font has no glyph"),
     ],
 )
 def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
@@ -348,3 +350,55 @@ def test_cli_families_lists_tags_and_sizes(capsys):
     out = capsys.readouterr().out
     assert "creditor_matrix:" in out and "T1.c T1.e S3 S5 D7" in out and "8624" in out
     assert "unclaimed_property:" in out and "T1.a T1.b S3 S4 D3" in out and "26725" in out
+
+
+def _small_plan(fam: str = "creditor_matrix", n: int = 40):
+    from gtkit.synth.pipeline import generate_expected
+    from gtkit.synth.render import render_pdf
+
+    family = get_family(fam)
+    expected = generate_expected(family, n, 3)
+    plan = plan_document(family, expected)
+    return family, expected, plan, render_pdf(plan, title="t")
+
+
+def test_locate_reports_clipping_missing_values_and_unembedded_fonts():
+    from gtkit.synth.readback import locate
+    from gtkit.synth.render import render_pdf
+
+    family, expected, plan, pdf = _small_plan()
+    assert locate(plan, pdf).problems == []
+    # a word outside its column
+    item = plan.body_items[7]
+    x0, y0, x1, y1 = item.region
+    item.region = (x0, y0, x0 + 2.0, y1)
+    problems = locate(plan, pdf).problems
+    assert problems and "clipped" in problems[0].message and problems[0].pointer == item.pointer
+    item.region = (x0, y0, x1, y1)
+    # a value the PDF does not hold is named with its record and field
+    other = plan.body_items[12]
+    saved = other.chars
+    other.chars = "NOTPRINTED"
+    problems = locate(plan, pdf).problems
+    assert problems and problems[0].pointer == other.pointer and "not found" in problems[0].message
+    other.chars = saved
+    # a standard font referenced but not embedded
+    bad_pdf = render_pdf(plan, title="t", initial_font="Helvetica")
+    messages = [p.message for p in locate(plan, bad_pdf).problems]
+    assert any("'Helvetica' is not embedded" in m for m in messages)
+
+
+def test_same_bytes_across_processes_and_hash_seeds(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"o{hash_seed}"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-m", "gtkit", "synth", "--family", "unclaimed_property", "--records", "50",
+                        "--seed", "9", "--out", str(out)], check=True, env=env, capture_output=True)
+        outs.append(out)
+    for name in ("document.pdf", "gt.json"):
+        assert sha(outs[0] / name) == sha(outs[1] / name)

@@ -15,10 +15,12 @@ from typing import Any
 
 import jsonschema
 from jsonschema.validators import validator_for
+from reportlab.pdfbase import pdfmetrics
 
 from gtkit.errors import GtkitError
 from gtkit.schema import escape_token
 from gtkit.synth.family import Family
+from gtkit.synth.fonts import register
 
 
 def _types(prop: dict[str, Any]) -> set[str]:
@@ -105,6 +107,14 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
     return rows
 
 
+def body_glyphs(family: Family) -> set[int]:
+    """Code points the family's body font can draw (a value outside them could not be read back)."""
+    section = family.layout.get(family.renderer, {})
+    key = section.get("font", "regular")
+    font = register(str(family.layout.get("fonts", {}).get(key, family.layout["fonts"]["regular"])))
+    return set(pdfmetrics.getFont(font).face.charToGlyph)
+
+
 def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
     """Parse and validate a data file; the first bad record raises with its line number."""
     path = Path(path)
@@ -113,6 +123,7 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
         schema["$schema"] = family.schema["$schema"]
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema)
+    glyphs = body_glyphs(family)
     records: list[dict[str, Any]] = []
     for lineno, rec in _rows(path, family):
         if not isinstance(rec, dict):
@@ -126,5 +137,10 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
         for name, value in rec.items():
             if isinstance(value, str) and not value.split():
                 raise GtkitError(f"line {lineno}: field {name!r} is blank (use null for a missing value)", path)
+            if isinstance(value, str):
+                missing = sorted({c for c in value if not c.isspace() and ord(c) not in glyphs})
+                if missing:
+                    raise GtkitError(f"line {lineno}: field {name!r}: the family's font has no glyph for "
+                                     f"{''.join(missing)!r} (U+{ord(missing[0]):04X})", path)
         records.append(rec)
     return records

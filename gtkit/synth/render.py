@@ -15,14 +15,16 @@ from reportlab.pdfgen import canvas
 from gtkit.synth.layout import Plan, chrome_and_header
 
 
-def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None = None) -> bytes:
+def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None = None,
+               initial_font: str | None = None) -> bytes:
+    """The PDF bytes of `plan` (`initial_font` exists for tests: a standard font is never embedded)."""
     width, height = plan.page_size
     buf = io.BytesIO()
     c = canvas.Canvas(
         buf,
         pagesize=(width, height),
         invariant=1,
-        initialFontName=plan.fonts["regular"],
+        initialFontName=initial_font or plan.fonts["regular"],
         initialFontSize=8,
     )
     c.setTitle(title)
