@@ -402,3 +402,19 @@ def test_same_bytes_across_processes_and_hash_seeds(tmp_path):
         outs.append(out)
     for name in ("document.pdf", "gt.json"):
         assert sha(outs[0] / name) == sha(outs[1] / name)
+
+
+def test_split_read_back_equals_single_process():
+    from gtkit.synth.readback import locate
+
+    _, _, plan, pdf = _small_plan("unclaimed_property", 500)
+    assert len(plan.pages) >= 8
+    one = locate(plan, pdf)
+    two = locate(plan, pdf, split=True)
+    assert one.problems == [] and two.problems == []
+    assert one.evidence == two.evidence and one.page_sizes == two.page_sizes and one.words == two.words
+    # a value missing from the second half is still caught, by the forked worker
+    item = plan.body_items[-5]
+    item.chars = "NOTPRINTED"
+    problems = locate(plan, pdf, split=True).problems
+    assert problems and problems[0].pointer == item.pointer

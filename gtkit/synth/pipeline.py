@@ -17,17 +17,15 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import os
-import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gtkit import __version__
-from gtkit.errors import GtkitError
 import numpy as np
 
+from gtkit import __version__
+from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry, length_tag
 from gtkit.format.io import canonical_sha256, dumps_json, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.rng import derive_seed, generator
@@ -37,6 +35,7 @@ from gtkit.synth.family import Family, get_family
 from gtkit.synth.layout import Plan, plan_document
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
+from gtkit.synth.workers import Background
 
 MAX_RECORDS = 2_000_000
 MAX_DOCS = 10_000
@@ -96,58 +95,6 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
 
 SAMPLE_FIELDS = 2000
 BACKGROUND_MIN_RECORDS = 2000
-
-
-class _Background:
-    """Run `fn` in a forked child (POSIX) while the caller goes on; `result()` waits for it.
-
-    The child shares the parent's memory copy-on-write, computes, sends the pickled result
-    through a pipe and exits with `os._exit`, so it runs no cleanup of the parent's state.
-    Without fork (or when `fork` is false) `fn` simply runs inline.
-    """
-
-    def __init__(self, fn: Callable[[], Any], *, fork: bool = True):
-        self._pid = None
-        self._value: Any = None
-        self._error: str | None = None
-        if not (fork and hasattr(os, "fork")):
-            self._value = fn()
-            return
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child
-            code = 0
-            try:
-                os.close(r)
-                try:
-                    payload = pickle.dumps((True, fn()))
-                except BaseException as e:  # noqa: BLE001 - reported to the parent
-                    payload = pickle.dumps((False, f"{type(e).__name__}: {e}"))
-                with os.fdopen(w, "wb") as f:
-                    f.write(payload)
-            except BaseException:  # noqa: BLE001
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(w)
-        self._pid, self._r = pid, r
-
-    def result(self) -> Any:
-        if self._pid is not None:
-            with os.fdopen(self._r, "rb") as f:
-                payload = f.read()
-            os.waitpid(self._pid, 0)
-            self._pid = None
-            if not payload:
-                raise RuntimeError("the background worker died without an answer")
-            ok, value = pickle.loads(payload)
-            if ok:
-                self._value = value
-            else:
-                self._error = value
-        if self._error is not None:
-            raise RuntimeError(f"background worker failed: {self._error}")
-        return self._value
 
 
 @dataclass
@@ -276,7 +223,7 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     n_records = len(expected.get(family.records_field) or [])
     # validating expected against the schema (jsonschema, ~0.1 ms a record) runs beside the
     # layout and rendering in a forked worker for long documents, inline for short ones
-    schema_check = _Background(lambda: validation_errors(family.schema, expected)[:5],
+    schema_check = Background(lambda: validation_errors(family.schema, expected)[:5],
                                fork=n_records >= BACKGROUND_MIN_RECORDS)
     try:
         with progress.stage("layout (measured)", 1) as tick:
@@ -287,7 +234,7 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
         for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF
             pp.body_runs = []
         with progress.stage("read back from PDF", len(plan.pages)) as tick:
-            located = locate(plan, pdf, on_page=tick)
+            located = locate(plan, pdf, on_page=tick, split=n_records >= BACKGROUND_MIN_RECORDS)
     finally:
         schema_errors = schema_check.result()
     problems = list(located.problems)

@@ -28,6 +28,7 @@ import numpy as np
 import pymupdf
 
 from gtkit.synth.layout import Item, Plan, chrome_and_header
+from gtkit.synth.workers import Background
 
 TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)
 OVERLAP_TOL = 0.05  # points of overlap in both directions that count as overlapping words
@@ -82,30 +83,64 @@ def overlapping_pairs(boxes: np.ndarray, tol: float = OVERLAP_TOL) -> list[tuple
     return [(int(order[i_idx[k]]), int(order[j_idx[k]])) for k in hit]
 
 
-def locate(plan: Plan, pdf: bytes, *, on_page: Callable[[int], None] | None = None) -> Located:
+def locate(plan: Plan, pdf: bytes, *, on_page: Callable[[int], None] | None = None, split: bool = False) -> Located:
+    """Read every page's words from `pdf` and locate every item of `plan` (see the module docstring).
+
+    With `split`, a forked worker reads the second half of the pages while this process
+    reads the first; the halves meet at the first item the plan puts on the middle page,
+    and the first half must end exactly there.
+    """
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        n_pages = doc.page_count
+    if n_pages != len(plan.pages):
+        out = Located(pages=n_pages, page_sizes=[])
+        out.problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
+        return out
+    if not split or n_pages < 8:
+        return _locate_range(plan, pdf, 0, n_pages, on_page)
+    half = n_pages // 2
+    worker = Background(lambda: _locate_range(plan, pdf, half, n_pages, None))
+    try:
+        first = _locate_range(plan, pdf, 0, half, on_page)
+    finally:
+        second = worker.result()
+    if on_page is not None:
+        for p in range(half, n_pages):
+            on_page(p)
+    for pointer, evs in second.evidence.items():
+        have = first.evidence.get(pointer)
+        if have is None:
+            first.evidence[pointer] = evs
+        else:
+            have.extend(evs)
+    first.page_sizes.extend(second.page_sizes)
+    first.words += second.words
+    first.problems.extend(p for p in second.problems if p not in first.problems)
+    first.pages = n_pages
+    return first
+
+
+def _locate_range(plan: Plan, pdf: bytes, p0: int, p1: int, on_page) -> Located:
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
-        return _locate(plan, doc, on_page)
+        return _locate(plan, doc, p0, p1, on_page)
     finally:
         doc.close()
 
 
-def _locate(plan: Plan, doc: pymupdf.Document, on_page) -> Located:
+def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Located:
     n_pages = doc.page_count
     out = Located(pages=n_pages, page_sizes=[])
     problems = out.problems
-    if n_pages != len(plan.pages):
-        problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
-        return out
     evidence = out.evidence
     items = plan.body_items
     n_items = len(items)
-    cursor = 0
+    cursor = plan.pages[p0].first_item
     record_page: dict[int, int] = {}
     cl, ct, cr, cb = plan.content
     fonts_seen: set[tuple[str, str]] = set()
 
-    for p in range(n_pages):
+    for p in range(p0, p1):
         page = doc[p]
         rect = page.rect
         pw, ph = float(rect.width), float(rect.height)
@@ -129,10 +164,10 @@ def _locate(plan: Plan, doc: pymupdf.Document, on_page) -> Located:
             if ci < chrome_left:
                 item = chrome_items[ci]
                 ci += 1
-            elif cursor < n_items:
+            elif cursor < (n_items if p1 == n_pages else plan.pages[p1].first_item):
                 item = items[cursor]
             else:
-                problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} after every value was found"))
+                problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} where no more values were expected"))
                 failed = True
                 break
             # consume the words spelling the item (whitespace removed, characters compared exactly)
@@ -200,9 +235,10 @@ def _locate(plan: Plan, doc: pymupdf.Document, on_page) -> Located:
         if on_page is not None:
             on_page(p)
 
-    if not problems and cursor < n_items:
+    end = n_items if p1 == n_pages else plan.pages[p1].first_item
+    if not problems and cursor < end:
         item = items[cursor]
-        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, the first {describe(item)}"))
+        problems.append(SynthProblem(item.pointer or "", f"{end - cursor} values never found in the PDF, the first {describe(item)}"))
     for name, ext in sorted(fonts_seen):
         if ext in ("n/a", ""):
             problems.append(SynthProblem("", f"font {name!r} is not embedded"))
