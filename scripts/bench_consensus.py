@@ -5,8 +5,8 @@ The document is the simulated invoice (gtkit.consensus.simulate): 10 header fiel
 with random and family-correlated errors, dropped and duplicated rows and a misread
 key; the citing system cites every cell. The command runs in a child process, timed
 from start to exit (reading, aligning, voting, writing the bundle, queue and report,
-and re-scoring all five systems); peak RSS is sampled every 50 ms over the command and
-its re-score worker processes, summed. Target: < 10 s, < 1 GB.
+and re-scoring all five systems); peak RSS is the larger of the child's own maximum and
+its RSS sampled every 50 ms. Target: < 10 s, < 1 GB.
 
     python scripts/bench_consensus.py [--rows 10779] [--keep DIR]
 """
@@ -75,7 +75,6 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_779)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1, help="gtkit consensus --jobs (re-score worker processes)")
     ap.add_argument("--phases", action="store_true", help="also time the phases in-process")
     ap.add_argument("--keep", type=Path, default=None, help="keep the workspace and output here")
     args = ap.parse_args()
@@ -89,7 +88,7 @@ def main() -> None:
     cells = len(TOP_FIELDS) + len(ROW_FIELDS) * args.rows
     gtkit = [sys.executable, "-m", "gtkit"]
     cmd = [*gtkit, "consensus", "--schema", str(ws / "schema.json"), "--docs", str(ws / "docs"),
-           "--runs", str(ws / "runs"), "--systems", str(ws / "systems.toml"), "--out", str(root / "gt"), "--jobs", str(args.jobs)]
+           "--runs", str(ws / "runs"), "--systems", str(ws / "systems.toml"), "--out", str(root / "gt")]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = [0]

@@ -19,12 +19,11 @@ def consensus(
     force: bool = typer.Option(False, "--force", help="Replace an existing output folder."),
     citing: str = typer.Option(None, "--citing", help="The one system whose boxes are used."),
     family: str = typer.Option(None, "--family", help="Document family recorded in provenance."),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Worker processes for re-scoring large runs."),
 ) -> None:
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
     from gtkit.consensus.build import run_consensus
 
-    rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family, jobs=jobs)
+    rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family)
     t = rep["totals"]
     typer.echo(f"{rep['documents']} document(s), {t['cells']} cells: {t['agreed']} agreed, {t['pending']} pending; "
                f"{t['queued']} queued, {t['to_draw']} boxes to draw -> {out}")

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import gc
 import json
-import multiprocessing as mp
-import os
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -364,45 +362,29 @@ def field_report(c: Consensus) -> list[dict[str, Any]]:
     return out
 
 
-_RESCORE: dict[str, Any] = {}
-PARALLEL_CELLS = 20_000   # with jobs > 1, re-score in worker processes from this many cells on
-
-
-def _score_one(task: tuple[str, str]) -> Any:
-    from gtkit.score import score_prediction
-
-    doc_id, s = task
-    c: Consensus = _RESCORE["c"]
-    bundle = Bundle(path=_RESCORE["stage"] / doc_id, gt=_RESCORE["gts"][doc_id], schema=c.schema)
-    cites = c.citations.get(doc_id, {}).get(s) or None
-    return score_prediction(bundle, read_run(c.inputs.runs[doc_id][s]), cites)
-
-
-def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth], jobs: int = 1) -> dict[str, Any]:
+def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth]) -> dict[str, Any]:
     """Every system's cached output scored against the candidate truth (pending cells left out).
 
-    With `jobs` > 1, large runs are scored by that many forked worker processes, which see
-    the candidate truth without copying it (faster, at the cost of memory)."""
-    from gtkit.score import summarize
+    Uses `gtkit.score`; the truth index of a document is built once and shared by its systems."""
+    from gtkit import score
 
-    tasks = [(r.doc_id, s) for r in c.results for s in sorted(c.inputs.runs[r.doc_id])]
-    n_cells = sum(len(r.cells) for r in c.results)
-    _RESCORE.update(c=c, stage=stage, gts=gts)
-    try:
-        workers = min(jobs, os.cpu_count() or 1, len(tasks))
-        if workers > 1 and n_cells >= PARALLEL_CELLS and "fork" in mp.get_all_start_methods():
-            with mp.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
-                scores = pool.map(_score_one, tasks, chunksize=1)
-        else:
-            scores = [_score_one(t) for t in tasks]
-    finally:
-        _RESCORE.clear()
+    tasks, scores = [], []
+    for r in c.results:
+        gt = gts[r.doc_id]
+        truth = score.Truth.from_gt(gt, c.schema) if hasattr(score, "score_truth") else None
+        bundle = Bundle(path=stage / r.doc_id, gt=gt, schema=c.schema)
+        for s in sorted(c.inputs.runs[r.doc_id]):
+            cites = c.citations.get(r.doc_id, {}).get(s) or None
+            predicted = read_run(c.inputs.runs[r.doc_id][s])
+            tasks.append((r.doc_id, s))
+            scores.append(score.score_truth(truth, predicted, cites) if truth is not None
+                          else score.score_prediction(bundle, predicted, cites))
     per_system: dict[str, list] = defaultdict(list)
-    for (_, s), score in zip(tasks, scores):
-        per_system[s].append(score)
+    for (_, s), doc_score in zip(tasks, scores):
+        per_system[s].append(doc_score)
     out = {}
     for s, docs in sorted(per_system.items()):
-        summary = summarize(docs)
+        summary = score.summarize(docs)
         out[s] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in summary.items()}
         out[s]["family"] = c.systems.family(s)
     return out
@@ -498,7 +480,7 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict], rescored: di
 
 
 def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str | None = None,
-                    do_rescore: bool = True, jobs: int = 1) -> dict[str, Any]:
+                    do_rescore: bool = True) -> dict[str, Any]:
     entries, queue, draw = [], [], []
     schema_errors: dict[str, int] = {}
     gts: dict[str, GroundTruth] = {}
@@ -525,7 +507,7 @@ def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str
         for r in c.results:  # the cells are summarized: free them before re-scoring
             r.cells = []
         del queue, draw
-        rep["rescore"] = rescore(c, stage, gts, jobs) if do_rescore else None
+        rep["rescore"] = rescore(c, stage, gts) if do_rescore else None
         write_bytes_atomic(stage / REPORT_JSON, dumps_json(rep, indent=1), force=True)
         write_bytes_atomic(stage / REPORT_MD, report_md(rep).encode("utf-8"), force=True)
     return rep
@@ -542,8 +524,7 @@ def jsonl(items: list[dict]) -> bytes:
 
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
-                  citing: str | None = None, family: str | None = None, do_rescore: bool = True,
-                  jobs: int = 1) -> dict[str, Any]:
+                  citing: str | None = None, family: str | None = None, do_rescore: bool = True) -> dict[str, Any]:
     if Path(out).exists() and not force:
         raise GtkitError("output already exists (use --force to overwrite)", out)
     # Millions of small, acyclic objects: the cyclic collector would rescan them again and
@@ -552,7 +533,7 @@ def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path
     gc.disable()
     try:
         c = compute(schema, docs, runs, systems, citing=citing)
-        return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore, jobs=jobs)
+        return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore)
     finally:
         if enabled:
             gc.enable()

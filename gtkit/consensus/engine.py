@@ -135,21 +135,28 @@ def _scalar_ok(value: Any, schema: dict[str, Any]) -> str | None:
     return None
 
 
-_SIMPLE = {"string": str, "boolean": bool}
 _HASHABLE = (str, int, float, bool, type(None))
+
+
+_PY_TYPES = {"string": (str,), "boolean": (bool,), "number": (int, float), "integer": (int,), "null": (type(None),)}
+
+
+def fast_types(node: Node) -> frozenset[type]:
+    """Python types that surely pass `type_problem` for this leaf (a shortcut; others take the full check)."""
+    if node.kind != "scalar" or "enum" in node.schema:
+        return frozenset({type(None)})
+    t = node.schema.get("type")
+    names = [t] if isinstance(t, str) else t if isinstance(t, list) else []
+    out = {type(None)}
+    for n in names:
+        out.update(_PY_TYPES.get(n, ()))
+    return frozenset(out)
 
 
 def type_problem(value: Any, node: Node) -> str | None:
     """Why `value` cannot be a vote for this leaf (None when it can; null always can)."""
     if value is None:
         return None
-    if node.kind == "scalar" and "enum" not in node.schema:  # fast path: the common single JSON types
-        t = node.schema.get("type")
-        names = (t,) if isinstance(t, str) else tuple(x for x in t if x != "null") if isinstance(t, list) else ()
-        if len(names) == 1 and names[0] in _SIMPLE and type(value) is _SIMPLE[names[0]]:
-            return None
-        if len(names) == 1 and names[0] == "number" and type(value) in (int, float):
-            return None
     if node.kind == "scalar_list":
         if not isinstance(value, list):
             return f"expected a list, got {type(value).__name__}"
@@ -235,12 +242,19 @@ def _leaf_props(item: Node) -> list[tuple[str, Node]]:
     return [(name, sub) for name, sub in item.props.items() if sub.kind in ("scalar", "scalar_list")]
 
 
-def _row_keys(row: Any, props: list[tuple[str, Node]]) -> tuple:
+def _row_keys(row: Any, props: list[tuple[str, Node]], cache: dict[tuple, tuple]) -> tuple:
     if not isinstance(row, dict):
         return tuple(NULL for _ in props)
     out = []
     for name, sub in props:
         v = row.get(name)
+        if type(v) in _HASHABLE:
+            ck = (type(v), v, sub.comparator)
+            k = cache.get(ck)
+            if k is None:
+                k = cache[ck] = comparator_key(v, sub.comparator)
+            out.append(k)
+            continue
         try:
             out.append(comparator_key(v, sub.comparator))
         except TypeError:
@@ -249,7 +263,7 @@ def _row_keys(row: Any, props: list[tuple[str, Node]]) -> tuple:
 
 
 def align_clusters(item: Node, identity: tuple[str, ...], rows_by_system: dict[str, list[Any]],
-                   order: list[str]) -> tuple[list[dict[str, int]], int]:
+                   order: list[str], cache: dict[tuple, tuple] | None = None) -> tuple[list[dict[str, int]], int]:
     """Cluster rows of every system into consensus rows (system -> row index), and the fallback count.
 
     Rows join a cluster by identity key (normalized key values, never list position).
@@ -259,6 +273,7 @@ def align_clusters(item: Node, identity: tuple[str, ...], rows_by_system: dict[s
     a cluster of its own: a vote for an extra record.
     """
     props = _leaf_props(item)
+    cache = {} if cache is None else cache
     names = [n for n, _ in props]
     id_idx = [names.index(k) for k in identity if k in names]
     clusters: list[dict[str, int]] = []
@@ -268,7 +283,7 @@ def align_clusters(item: Node, identity: tuple[str, ...], rows_by_system: dict[s
     nf = len(props)
     for s in order:
         rows = rows_by_system.get(s) or []
-        rkeys = [_row_keys(r, props) for r in rows]
+        rkeys = [_row_keys(r, props, cache) for r in rows]
         leftovers: list[int] = []
         for j, rk in enumerate(rkeys):
             idk = tuple(rk[i] for i in id_idx) if id_idx else rk
@@ -347,6 +362,7 @@ class _Walker:
         self.failures: list[Failure] = []
         self.fallback = 0
         self.keys_cache: dict[tuple, tuple] = {}
+        self.types_cache: dict[int, frozenset[type]] = {}
 
     def walk(self, node: Node, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
         if node.kind == "object" and node.props:
@@ -380,7 +396,7 @@ class _Walker:
             elif v is not None and own is not None:
                 self.failures.append(Failure(s, own, f"expected a list of records, got {type(v).__name__}"))
         order = [s for s in self.pool.systems if s in lists]
-        clusters, fb = align_clusters(node.item, node.identity, lists, order)
+        clusters, fb = align_clusters(node.item, node.identity, lists, order, self.keys_cache)
         self.fallback += fb
         out: list[Any] = []
         total = self.pool.n_families
@@ -414,10 +430,13 @@ class _Walker:
         ptrs: dict[str, str | None] = {}
         comp = node.comparator
         cache = self.keys_cache
+        ok_types = self.types_cache.get(id(node))
+        if ok_types is None:
+            ok_types = self.types_cache[id(node)] = fast_types(node)
         for s, (v, own) in votes.items():
             raws[s] = v
             ptrs[s] = own
-            problem = type_problem(v, node)
+            problem = None if type(v) in ok_types else type_problem(v, node)
             if problem:
                 keys[s] = INVALID
                 self.failures.append(Failure(s, own or ptr, problem))
@@ -466,7 +485,14 @@ def decide(cell: Cell, pool: Pool) -> None:
     if all(k == first for k in vals) and first != INVALID:
         cell.top = first
         cell.tier = ALL_NULL if first == NULL else UNANIMOUS
-        cell.value = None if first == NULL else _rep_raw(cell, first, order)
+        if first == NULL:
+            cell.value = None
+        else:
+            raws = list(cell.raws.values())
+            r0 = raws[0]
+            t0 = type(r0)
+            same = t0 in _HASHABLE and all(type(r) is t0 and r == r0 for r in raws)
+            cell.value = r0 if same else _rep_raw(cell, first, order)
         cell.weights = {first: float(pool.n_families)}
         cell.candidates = [(first, cell.value)]
         cell.pending = cell.forced
@@ -589,14 +615,19 @@ def classify(cell: Cell, pool: Pool, siblings: set[tuple], doc_text: Callable[[]
 
 
 def classify_document(result: DocResult, doc_text: Callable[[], str]) -> None:
+    contested = [c for c in result.cells if c.tier != UNANIMOUS and c.tier != ALL_NULL]
+    if not contested:
+        return
+    parents = {c.pointer.rsplit("/", 1)[0] for c in contested}
     by_parent: dict[str, set[tuple]] = defaultdict(set)
     for c in result.cells:
         if c.top[0] == "s":
-            by_parent[c.pointer.rsplit("/", 1)[0]].add(c.top)
-    for c in result.cells:
-        if c.contested:
-            sib = by_parent.get(c.pointer.rsplit("/", 1)[0], set()) - {c.top}
-            classify(c, result.pool, sib, doc_text)
+            parent = c.pointer.rsplit("/", 1)[0]
+            if parent in parents:
+                by_parent[parent].add(c.top)
+    for c in contested:
+        sib = by_parent.get(c.pointer.rsplit("/", 1)[0], set()) - {c.top}
+        classify(c, result.pool, sib, doc_text)
 
 
 def settle(cell: Cell) -> None:
