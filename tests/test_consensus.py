@@ -398,3 +398,27 @@ def test_simulated_ensemble_promotes_only_correct_cells(tmp_path):
     assert m["promoted_correct_share"] == 1.0
     assert m["wrong_votes"] > 50 and m["wrong_votes_queued_or_outvoted_share"] == 1.0
     assert m["ambiguity_share"] == 1.0 and m["coverage"] > 0.9
+
+
+def test_nested_records_and_free_form_objects(tmp_path, capsys):
+    schema = {"type": "object", "properties": {
+        "orders": {"type": "array", "x-identity": ["no"], "items": {"type": "object", "properties": {
+            "no": {"type": "string"},
+            "lines": {"type": "array", "x-identity": ["sku"], "items": {"type": "object", "properties": {
+                "sku": {"type": "string"}, "qty": {"type": ["integer", "null"]}}}}}}},
+        "extra": {"type": ["object", "null"]},
+    }}
+    o1 = {"orders": [{"no": "A", "lines": [{"sku": "x", "qty": 1}, {"sku": "y", "qty": 2}]},
+                     {"no": "B", "lines": [{"sku": "z", "qty": 3}]}], "extra": {"note": "hi", "n": 2}}
+    o2 = {"orders": [{"no": "B", "lines": [{"sku": "z", "qty": 3}]},
+                     {"no": "A", "lines": [{"sku": "y", "qty": 2}, {"sku": "x", "qty": 1}]}], "extra": {"note": "hi"}}
+    ws = workspace(tmp_path, {"a": o1, "b": o2, "c": o1}, {"a": "A", "b": "B", "c": "C"}, schema=schema)
+    code, out = cli(consensus_args(ws), capsys)
+    assert code == 0, out
+    assert cli(["check", ws["out"]], capsys)[0] == 0
+    [b] = read_bundles(ws["out"])
+    exp = b.gt.expected
+    assert {o["no"]: sorted((x["sku"], x["qty"]) for x in o["lines"]) for o in exp["orders"]} == \
+        {"A": [("x", 1), ("y", 2)], "B": [("z", 3)]}
+    assert exp["extra"] == {"note": "hi", "n": 2}
+    assert all(f.trust == "agreed" for f in b.gt.fields)

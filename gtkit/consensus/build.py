@@ -327,9 +327,11 @@ def field_report(c: Consensus) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for r in c.results:
         for cell in r.cells:
-            f = rows.setdefault(cell.field, {
-                "field": cell.field, "docs": set(), "cells": 0, "agreed": 0, "pending": 0,
-                "tiers": Counter(), "causes": Counter(), "fixes": Counter(), "null_over_value": 0})
+            f = rows.get(cell.field)
+            if f is None:
+                f = rows[cell.field] = {"field": cell.field, "docs": set(), "cells": 0, "agreed": 0, "pending": 0,
+                                        "tiers": Counter(), "causes": Counter(), "fixes": Counter(),
+                                        "null_over_value": 0}
             f["docs"].add(r.doc_id)
             f["cells"] += 1
             f["pending" if cell.pending else "agreed"] += 1

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from gtkit.normalize import canonical_string, collapse_ws, comparator_key, is_day_month_ambiguous  # noqa: F401
-from gtkit.schema import Node, escape_token
+from gtkit.schema import Node, escape_token, guess_node
 
 NULL = ("null",)
 INVALID = ("invalid",)
@@ -378,9 +378,29 @@ class _Walker:
                 }
                 out[name] = self.walk(sub, f"{ptr}/{tok}", f"{fld}/{tok}", sub_votes, forced)
             return out
+        if node.kind == "object" and any(isinstance(v, dict) for v, _ in votes.values()):
+            return self.free_form(ptr, fld, votes, forced)
         if node.kind == "records":
             return self.records(node, ptr, fld, votes, forced)
         return self.leaf(node, ptr, fld, votes, forced)
+
+    def free_form(self, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
+        """An object without declared properties: the union of the systems' keys, each walked by its shape."""
+        names: dict[str, Any] = {}
+        for v, _ in votes.values():
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    if names.get(k) is None:
+                        names[k] = x
+        out = {}
+        for name, sample in names.items():
+            tok = escape_token(name)
+            sub_votes = {
+                s: ((v.get(name) if isinstance(v, dict) else None), (f"{own}/{tok}" if own is not None else None))
+                for s, (v, own) in votes.items()
+            }
+            out[name] = self.walk(guess_node(sample), f"{ptr}/{tok}", f"{fld}/{tok}", sub_votes, forced)
+        return out
 
     def records(self, node: Node, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
         assert node.item is not None
