@@ -61,7 +61,12 @@ def _record(rng: np.random.Generator) -> dict:
     address_2 = None
     address_3 = None
     if address_1 is not None and rng.random() < 0.27:
-        address_2 = fake.unit_line(rng) if rng.random() < 0.7 else fake.street_line(rng)
+        if address_1.startswith("PO BOX") or rng.random() >= 0.7:  # no suite after a PO box
+            address_2 = fake.street_line(rng)
+            while address_2.startswith("PO BOX"):
+                address_2 = fake.street_line(rng)
+        else:
+            address_2 = fake.unit_line(rng)
         if rng.random() < 0.2:
             address_3 = fake.pick(rng, ["MAIL STOP ", "MAIL CODE ", "DEPT "]) + str(int(rng.integers(100, 9999)))
     if rng.random() < 0.04:

@@ -218,8 +218,12 @@ def build_fields(schema: dict[str, Any], expected: Any, evidence: dict[str, list
 
 
 def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int,
-                   parameters: dict[str, Any], progress: _Progress = _QUIET) -> Built:
-    """Layout, render, read back, check, and assemble gt.json for one document."""
+                   parameters: dict[str, Any], progress: _Progress = _QUIET, folder: Path | None = None) -> Built:
+    """Layout, render, read back, check, and assemble gt.json for one document.
+
+    With `folder` (a staging folder), the PDF is written there first and the read-back
+    opens the file that was written.
+    """
     n_records = len(expected.get(family.records_field) or [])
     # validating expected against the schema (jsonschema, ~0.1 ms a record) runs beside the
     # layout and rendering in a forked worker for long documents, inline for short ones
@@ -231,6 +235,11 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
             tick()
         with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
             pdf = render_pdf(plan, title=doc_id, on_page=tick)
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(folder / PDF_NAME, pdf, force=True)
+            del pdf
+            pdf = (folder / PDF_NAME).read_bytes()
         for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF
             pp.body_runs = []
         with progress.stage("read back from PDF", len(plan.pages)) as tick:
@@ -314,11 +323,12 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
             with prog.stage("generate records", 1) as tick:
                 expected = generate_expected(family, n, seed, user_records)
                 tick()
-            built = build_document(family, expected, doc_id=f"{family.name}-s{seed}", seed=seed,
-                                   parameters=base_params, progress=prog)
-            with prog.stage("write bundle", 1) as tick, staged_dir(out, force=force) as stage:
-                write_bundle_dir(stage, family, built)
-                tick()
+            with staged_dir(out, force=force) as stage:
+                built = build_document(family, expected, doc_id=f"{family.name}-s{seed}", seed=seed,
+                                       parameters=base_params, progress=prog, folder=stage)
+                with prog.stage("write gt.json", 1) as tick:
+                    write_bundle_dir(stage, family, built)
+                    tick()
             return [built]
         done: list[Built] = []
         entries = []
@@ -328,7 +338,8 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
                 doc_id = f"{family.name}-s{seed}-{k:04d}"
                 expected = generate_expected(family, n, doc_seed)
                 params = {**base_params, "dataset_seed": seed, "index": k}
-                built = build_document(family, expected, doc_id=doc_id, seed=doc_seed, parameters=params, progress=prog)
+                built = build_document(family, expected, doc_id=doc_id, seed=doc_seed, parameters=params,
+                                       progress=prog, folder=stage / doc_id)
                 write_bundle_dir(stage / doc_id, family, built)
                 entries.append(index_entry(doc_id, doc_id, built.envelope, cells=built.cells))
                 built.plan = None  # type: ignore[assignment]  # keep memory flat over many documents
