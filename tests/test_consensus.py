@@ -356,7 +356,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, case):
 
 
 def test_wrong_type_values_are_vote_failures_not_crashes(tmp_path, capsys):
-    outputs = {"a": {"name": "x", "total": 3, "items": [{"id": "I1", "qty": "two"}]},
+    outputs = {"a": '{"name": "x", "total": NaN, "items": [{"id": "I1", "qty": "two"}]}',
                "b": {"name": {"oops": 1}, "total": 3, "items": {"id": "I1"}},
                "c": {"name": "x", "total": [3], "items": [{"id": "I1", "qty": 2}, "junk"]}}
     ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"})
@@ -364,7 +364,7 @@ def test_wrong_type_values_are_vote_failures_not_crashes(tmp_path, capsys):
     assert code == 0, out
     rep = json.loads((ws["out"] / "report.json").read_text())
     assert set(rep["vote_failures"]) == {"a", "b", "c"}
-    assert rep["vote_failures"]["b"]["count"] == 2
+    assert rep["vote_failures"]["b"]["count"] == 2 and rep["vote_failures"]["a"]["count"] == 2
     [b] = read_bundles(ws["out"])
     assert b.gt.expected["name"] == "x" and b.gt.expected["total"] == 3
 

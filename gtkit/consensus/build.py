@@ -33,7 +33,6 @@ from gtkit.consensus.engine import (
     ALL_NULL,
     CAUSES,
     INVALID,
-    MAJORITY,
     MODEL_FAILURE,
     NULL,
     SCHEMA_AMBIGUITY,

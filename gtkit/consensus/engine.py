@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from gtkit.normalize import canonical_string, collapse_ws, comparator_key, is_day_month_ambiguous  # noqa: F401
+from gtkit.normalize import canonical_string, collapse_ws, comparator_key, is_day_month_ambiguous
 from gtkit.schema import Node, escape_token, guess_node
 
 NULL = ("null",)
@@ -122,6 +123,8 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
 
 
 def _scalar_ok(value: Any, schema: dict[str, Any]) -> str | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a JSON number"
     if isinstance(value, (dict, list)):
         return f"expected a scalar, got {'an object' if isinstance(value, dict) else 'a list'}"
     t = schema.get("type")
@@ -456,7 +459,8 @@ class _Walker:
         for s, (v, own) in votes.items():
             raws[s] = v
             ptrs[s] = own
-            problem = None if type(v) in ok_types else type_problem(v, node)
+            problem = None if type(v) in ok_types and (type(v) is not float or math.isfinite(v)) \
+                else type_problem(v, node)
             if problem:
                 keys[s] = INVALID
                 self.failures.append(Failure(s, own or ptr, problem))
@@ -575,6 +579,9 @@ def _iso_of(raw: Any) -> str | None:
 
 def _day_month_swap(cell: Cell) -> bool:
     """Two candidate dates that are each other's day/month swap (or a raw vote that reads both ways)."""
+    if sum(1 for k, _ in cell.candidates if k != NULL) >= 2 and any(
+            is_day_month_ambiguous(r) for r in cell.raws.values()):
+        return True
     isos = {i for i in (_iso_of(raw) for _, raw in cell.candidates) if i}
     for i in isos:
         y, m, d = i.split("-")
