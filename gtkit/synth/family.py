@@ -78,8 +78,6 @@ class Family:
 
 
 def display(fmt: str | None, value: Any) -> str:
-    if isinstance(value, bool):
-        return "X" if value else ""
     if fmt == "money" and isinstance(value, (int, float)):
         return f"${value:,.2f}"
     if fmt == "int" and isinstance(value, (int, float)):

@@ -92,6 +92,10 @@ def _fonts(layout: dict[str, Any]) -> dict[str, str]:
 def _leaf_text(family: Family, field_name: str, value: Any) -> str | None:
     if value is None:
         return None
+    if isinstance(value, bool):
+        raise GtkitError(f"field {field_name!r} is a boolean: checkbox rendering is not available in synth yet")
+    if isinstance(value, (list, dict)):
+        raise GtkitError(f"field {field_name!r} holds a {type(value).__name__}: synth layouts print scalars only")
     text = " ".join(family.display(field_name, value).split())
     return text or None
 
