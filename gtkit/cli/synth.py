@@ -23,10 +23,10 @@ def synth(
     """Synthetic long lists: records first, then the PDF, then every value's page and word boxes read back."""
     from gtkit.synth.pipeline import synth as run
 
-    built = run(family, out=out, seed=seed, records=records, docs=docs, data=data, force=force)
-    pages = sum(b.envelope.document.pages for b in built)
-    cells = sum(b.cells for b in built)
-    what = f"{len(built)} document(s)" if docs is not None else built[0].envelope.doc_id
+    made = run(family, out=out, seed=seed, records=records, docs=docs, data=data, force=force)
+    pages = sum(m.pages for m in made)
+    cells = sum(m.cells for m in made)
+    what = f"{len(made)} document(s)" if docs is not None else made[0].doc_id
     typer.echo(f"{what}: {pages} page(s), {cells} field(s), all checks passed -> {out}")
 
 

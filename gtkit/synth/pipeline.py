@@ -109,6 +109,19 @@ class Built:
         return len(self.gt["fields"])
 
 
+@dataclass(frozen=True)
+class Made:
+    """What `synth` reports of each document it wrote."""
+
+    doc_id: str
+    pages: int
+    cells: int
+
+    @classmethod
+    def of(cls, built: Built) -> Made:
+        return cls(built.envelope.doc_id, built.envelope.document.pages, built.cells)
+
+
 def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
     """Every box of every evidence entry inside [0, 1] with x0 < x1 and y0 < y1 (what the models require)."""
     boxes: list[list[float]] = []
@@ -306,7 +319,7 @@ def _check_args(family_name: str, records: int | None, seed: int, docs: int | No
 
 
 def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = None, docs: int | None = None,
-          data: Path | None = None, force: bool = False, progress: bool = True) -> list[Built]:
+          data: Path | None = None, force: bool = False, progress: bool = True) -> list[Made]:
     """Make one bundle (or, with `docs`, a dataset of bundles) at `out`; returns what was written."""
     family = _check_args(family_name, records, seed, docs, data)
     out = Path(out)
@@ -329,8 +342,8 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
                 with prog.stage("write gt.json", 1) as tick:
                     write_bundle_dir(stage, family, built)
                     tick()
-            return [built]
-        done: list[Built] = []
+            return [Made.of(built)]
+        done: list[Made] = []
         entries = []
         with staged_dir(out, force=force) as stage, prog.stage(f"{docs} documents", docs) as tick:
             for k in range(docs):
@@ -342,8 +355,8 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
                                        progress=prog, folder=stage / doc_id)
                 write_bundle_dir(stage / doc_id, family, built)
                 entries.append(index_entry(doc_id, doc_id, built.envelope, cells=built.cells))
-                built.plan = None  # type: ignore[assignment]  # keep memory flat over many documents
-                done.append(built)
+                done.append(Made.of(built))  # only a summary: memory stays flat over many documents
+                del built, expected
                 tick()
             write_bytes_atomic(stage / INDEX_NAME, index_bytes(entries), force=True)
         return done
