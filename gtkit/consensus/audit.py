@@ -72,7 +72,7 @@ def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_m
         entries = {f.path: f for f in b.gt.fields}
         missing_rows: dict[str, dict[str, Any]] = {}
         for cell in result.cells:
-            tptr = cell.ptrs.get(TRUTH)
+            tptr = cell.own(TRUTH)
             comp = cell.node.comparator
             if tptr is None:  # a row the truth lacks
                 hits = [s for s in present if cell.keys[s] != NULL]

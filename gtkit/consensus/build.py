@@ -113,6 +113,7 @@ class Consensus:
     citations: dict[str, dict[str, dict[str, list[dict[str, Any]]]]]   # doc -> system -> pointer -> entries
     dropped_citations: dict[str, int] = field(default_factory=dict)
     missing_runs: list[tuple[str, str]] = field(default_factory=list)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)   # doc -> system -> run (for the re-score)
     field_ambiguity: dict[str, str] = field(default_factory=dict)      # field -> fix kind
 
 
@@ -128,12 +129,14 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
     results, infos, cits = [], {}, {}
     dropped: Counter = Counter()
     missing = []
+    all_outputs: dict[str, dict[str, Any]] = {}
     for doc_id, pdf in inputs.docs.items():
         info = pdf_info(pdf)
         infos[doc_id] = info
         runs = inputs.runs[doc_id]
         missing += [(s, doc_id) for s in inputs.systems_used if s not in runs]
         outputs = {s: read_run(p) for s, p in runs.items()}
+        all_outputs[doc_id] = outputs
         pool = Pool(systems=sorted(runs), family={s: systems.family(s) for s in runs})
         doc_cits = {}
         for s, p in inputs.citations.get(doc_id, {}).items():
@@ -152,7 +155,7 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
         results.append(result)
     c = Consensus(schema=schema, schema_sha256=h, systems=systems, inputs=inputs, citing=citing_sys,
                   results=results, infos=infos, citations=cits, dropped_citations=dict(dropped),
-                  missing_runs=missing)
+                  missing_runs=missing, outputs=all_outputs)
     field_pass(c)
     for r in results:
         for cell in r.cells:
@@ -209,7 +212,7 @@ def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple) -> list[dict[st
     s = c.citing
     if s is None or key == NULL or cell.keys.get(s) != key:
         return []
-    own = cell.ptrs.get(s)
+    own = cell.own(s)
     table = c.citations.get(doc_id)
     entries = table.get(s, {}).get(own) if table and own is not None else None
     if not entries:
@@ -270,7 +273,7 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
                            "failure": k == INVALID} for s, k in cell.keys.items()],
                 "candidates": [{"value": raw, "weight": round(cell.weights.get(k, 0.0), 4),
                                 "families": sorted(fams[k])} for k, raw in cell.candidates],
-                "pages": _cited_pages(c, r.doc_id, cell.ptrs.get(c.citing) if c.citing else None),
+                "pages": _cited_pages(c, r.doc_id, cell.own(c.citing) if c.citing else None),
             })
         else:
             ev = _evidence(c, r.doc_id, cell, cell.top)
@@ -376,7 +379,9 @@ def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth]) -> dict[str,
         bundle = Bundle(path=stage / r.doc_id, gt=gt, schema=c.schema)
         for s in sorted(c.inputs.runs[r.doc_id]):
             cites = c.citations.get(r.doc_id, {}).get(s) or None
-            predicted = read_run(c.inputs.runs[r.doc_id][s])
+            predicted = c.outputs.get(r.doc_id, {}).get(s)
+            if predicted is None:
+                predicted = read_run(c.inputs.runs[r.doc_id][s])
             tasks.append((r.doc_id, s))
             scores.append(score.score_truth(truth, predicted, cites) if truth is not None
                           else score.score_prediction(bundle, predicted, cites))

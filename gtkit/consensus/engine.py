@@ -59,12 +59,12 @@ class Pool:
 class Cell:
     """One leaf of the consensus: every system's vote and the decision."""
 
-    __slots__ = ("pointer", "field", "node", "keys", "raws", "ptrs", "forced", "tier", "top", "value",
+    __slots__ = ("pointer", "field", "node", "keys", "votes", "forced", "tier", "top", "value",
                  "weights", "null_over_value", "cause", "fix", "pending", "candidates")
 
-    def __init__(self, pointer: str, field_: str, node: Node, keys: dict, raws: dict, ptrs: dict, forced: bool):
+    def __init__(self, pointer: str, field_: str, node: Node, keys: dict, votes: dict, forced: bool):
         self.pointer, self.field, self.node = pointer, field_, node
-        self.keys, self.raws, self.ptrs, self.forced = keys, raws, ptrs, forced
+        self.keys, self.votes, self.forced = keys, votes, forced
         self.tier = ""
         self.top: tuple = NULL
         self.value: Any = None
@@ -74,6 +74,20 @@ class Cell:
         self.fix: str | None = None
         self.pending = False
         self.candidates: list[tuple[tuple, Any]] = []  # (key, representative raw), best first
+
+    @property
+    def raws(self) -> dict[str, Any]:
+        """Each system's raw vote."""
+        return {s: v for s, (v, _) in self.votes.items()}
+
+    @property
+    def ptrs(self) -> dict[str, str | None]:
+        """Each system's own JSON Pointer for this cell (None where its row is absent)."""
+        return {s: own for s, (_, own) in self.votes.items()}
+
+    def own(self, system: str) -> str | None:
+        vote = self.votes.get(system)
+        return vote[1] if vote else None
 
     @property
     def contested(self) -> bool:
@@ -449,16 +463,12 @@ class _Walker:
 
     def leaf(self, node: Node, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
         keys: dict[str, tuple] = {}
-        raws: dict[str, Any] = {}
-        ptrs: dict[str, str | None] = {}
         comp = node.comparator
         cache = self.keys_cache
         ok_types = self.types_cache.get(id(node))
         if ok_types is None:
             ok_types = self.types_cache[id(node)] = fast_types(node)
         for s, (v, own) in votes.items():
-            raws[s] = v
-            ptrs[s] = own
             problem = None if type(v) in ok_types and (type(v) is not float or math.isfinite(v)) \
                 else type_problem(v, node)
             if problem:
@@ -472,7 +482,7 @@ class _Walker:
                 keys[s] = k
             else:
                 keys[s] = comparator_key(v, comp)
-        cell = Cell(ptr, fld, node, keys, raws, ptrs, forced)
+        cell = Cell(ptr, fld, node, keys, votes, forced)
         decide(cell, self.pool)
         self.cells.append(cell)
         return cell.value
@@ -486,7 +496,7 @@ def _form(raw: Any) -> Any:
 
 def _rep_raw(cell: Cell, key: tuple, order: list[str]) -> Any:
     """The most common raw form among the votes for `key` (first system in order on ties)."""
-    raws = [cell.raws[s] for s in order if cell.keys.get(s) == key]
+    raws = [cell.votes[s][0] for s in order if cell.keys.get(s) == key]
     if len(raws) == 1:
         return raws[0]
     first = _form(raws[0])
@@ -512,7 +522,7 @@ def decide(cell: Cell, pool: Pool) -> None:
         if first == NULL:
             cell.value = None
         else:
-            raws = list(cell.raws.values())
+            raws = [v for v, _ in cell.votes.values()]
             r0 = raws[0]
             t0 = type(r0)
             same = t0 in _HASHABLE and all(type(r) is t0 and r == r0 for r in raws)
