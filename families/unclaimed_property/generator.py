@@ -57,7 +57,7 @@ def _record(rng: np.random.Generator, owner: str | None = None) -> dict:
         city, state = (None, None) if rng.random() < 0.7 else fake.us_city(rng)[:2]
     else:
         address = fake.street_line(rng)
-        if rng.random() < 0.12:
+        if rng.random() < 0.12 and not address.startswith("PO BOX"):
             address += " " + fake.unit_line(rng)
         city, state, _ = fake.us_city(rng)
     lo, hi = (0.01, 100.0) if rng.random() < 0.6 else (100.0, 75_000.0)
@@ -87,8 +87,12 @@ def generate_records(rng: np.random.Generator, n: int) -> list[dict]:
             words = prev["owner_name"].split()
             if len(words) == 3 and len(words[2]) == 1:
                 prev["owner_name"] = " ".join(words[:2])
-            else:
+            elif len(words) == 2 and all(w.isalpha() for w in words):  # a person: add an initial
                 prev["owner_name"] += " " + chr(ord("A") + int(rng.integers(26)))
+            elif "," in words[-2]:  # a business: the same name without its comma...
+                prev["owner_name"] = " ".join(words[:-2] + [words[-2].rstrip(","), words[-1]])
+            elif words[-1].rstrip(".") in fake.COMPANY_FORMS:  # ...or with one
+                prev["owner_name"] = " ".join(words[:-2] + [words[-2] + ",", words[-1]])
             prev["amount"] = fake.money(rng, lo=0.01, hi=500.0)
             records.append(prev)
         elif records and r < 0.125:  # an exact duplicate row
