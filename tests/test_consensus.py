@@ -330,6 +330,10 @@ def test_schema_hash_refusal(tmp_path, capsys):
     code, out = cli(consensus_args(ws), capsys)
     assert code == 2 and ": b (declares 000000000000" in out and " a (declares" not in out
     assert not ws["out"].exists()
+    # the same version number with another hash: the schema was revised without a version bump
+    ws["systems"].write_text('schema_version = "1"\n' + ws["systems"].read_text())
+    code, out = cli(consensus_args(ws), capsys)
+    assert code == 2 and "same version 1" in out and "without a version bump" in out
 
 
 @pytest.mark.parametrize("case", ["not_json", "not_object", "unknown_system", "no_pdf", "no_runs_for_pdf"])

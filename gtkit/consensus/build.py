@@ -114,6 +114,7 @@ class Consensus:
     dropped_citations: dict[str, int] = field(default_factory=dict)
     missing_runs: list[tuple[str, str]] = field(default_factory=list)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)   # doc -> system -> run (for the re-score)
+    prefix_pages: dict[tuple[str, str], dict[str, set[int]]] = field(default_factory=dict)
     field_ambiguity: dict[str, str] = field(default_factory=dict)      # field -> fix kind
 
 
@@ -124,7 +125,7 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
     h = canonical_sha256(schema)
     systems = load_systems(systems_path)
     inputs = discover(docs_dir, runs_dir, systems)
-    check_schema_hash(systems, inputs.systems_used, h)
+    check_schema_hash(systems, inputs.systems_used, h, schema_version(schema))
     citing_sys = choose_citing(systems, inputs.systems_used, citing)
     results, infos, cits = [], {}, {}
     dropped: Counter = Counter()
@@ -238,19 +239,16 @@ def _cited_pages(c: Consensus, doc_id: str, own: str | None, prefix: bool = Fals
     if not prefix:
         return sorted({e["page"] for e in table.get(own, [])})
     key = (doc_id, s)
-    if key not in _PREFIX_PAGES:
+    if key not in c.prefix_pages:
         index: dict[str, set[int]] = defaultdict(set)
         for p, es in table.items():
             pages = {e["page"] for e in es}
             parts = p.split("/")
             for i in range(1, len(parts) + 1):
                 index["/".join(parts[:i])] |= pages
-        _PREFIX_PAGES.clear()
-        _PREFIX_PAGES[key] = index
-    return sorted(_PREFIX_PAGES[key].get(own, ()))
-
-
-_PREFIX_PAGES: dict[tuple[str, str], dict[str, set[int]]] = {}
+        c.prefix_pages.clear()
+        c.prefix_pages[key] = index
+    return sorted(c.prefix_pages[key].get(own, ()))
 
 
 def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[GroundTruth, list[dict], list[dict]]:

@@ -11,6 +11,7 @@ systems.toml names every system that has runs, its model family, whether it emit
 citations, and the hash of the schema its runs were produced for::
 
     schema_sha256 = "9f2c…"        # default for every system (optional)
+    schema_version = "1.0.0"       # optional: the schema's `version` those runs were made for
     citing = "gpt-a"               # the one system whose boxes are used (optional)
 
     [systems.gpt-a]
@@ -22,7 +23,9 @@ Top-level tables are read as systems too when there is no `[systems]` table. The
 hash is `canonical_sha256` of the schema JSON (sorted keys, no whitespace), the
 same hash gt.json records; a prefix of at least 12 hex digits is accepted. A
 system whose declared hash is missing or differs is refused, by name: its votes
-answered another question and are never silently reinterpreted.
+answered another question and are never silently reinterpreted. When a system also
+declares `schema_version` and it equals the schema's `version` while the hash differs,
+the message says the schema was revised without a version bump.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class System:
     family: str
     cites: bool = False
     schema_sha256: str | None = None
+    schema_version: str | None = None
 
 
 @dataclass
@@ -85,26 +89,33 @@ def load_systems(path: Path) -> Systems:
         h = spec.get("schema_sha256", default_hash)
         if h is not None and not (isinstance(h, str) and re.fullmatch(r"[0-9a-f]{12,64}", h)):
             raise GtkitError(f"system {name!r}: schema_sha256 must be hex digits (12 to 64), got {h!r}", path)
-        systems[name] = System(name=name, family=family, cites=cites, schema_sha256=h)
+        v = spec.get("schema_version", data.get("schema_version"))
+        systems[name] = System(name=name, family=family, cites=cites, schema_sha256=h,
+                               schema_version=None if v is None else str(v))
     citing = data.get("citing")
     if citing is not None and (not isinstance(citing, str) or citing not in systems):
         raise GtkitError(f"citing = {citing!r} names no system of this file", path)
     return Systems(systems=dict(sorted(systems.items())), citing=citing, path=path)
 
 
-def check_schema_hash(systems: Systems, used: list[str], schema_hash: str) -> None:
+def check_schema_hash(systems: Systems, used: list[str], schema_hash: str, version: str | None = None) -> None:
     """Refuse, naming them, the systems whose runs were produced for another schema version."""
     bad = []
+    bump = False
     for name in used:
-        declared = systems.systems[name].schema_sha256
+        sysinfo = systems.systems[name]
+        declared = sysinfo.schema_sha256
         if declared is None:
             bad.append(f"{name} (declares no schema_sha256)")
         elif not schema_hash.startswith(declared):
-            bad.append(f"{name} (declares {declared[:12]}…)")
+            same_version = version is not None and sysinfo.schema_version == version
+            bump |= same_version
+            bad.append(f"{name} (declares {declared[:12]}…{', same version ' + version if same_version else ''})")
     if bad:
-        raise GtkitError(
-            f"runs not produced for this schema (sha256 {schema_hash}): {', '.join(bad)}; "
-            "rerun them against this schema, or give a revised schema a new version", systems.path)
+        hint = ("the schema changed without a version bump: a revised schema needs a new version, then rerun them"
+                if bump else "rerun them against this schema, or give a revised schema a new version")
+        raise GtkitError(f"runs not produced for this schema (sha256 {schema_hash}): {', '.join(bad)}; {hint}",
+                         systems.path)
 
 
 def choose_citing(systems: Systems, used: list[str], requested: str | None) -> str | None:
