@@ -426,3 +426,28 @@ def test_nested_records_and_free_form_objects(tmp_path, capsys):
         {"A": [("x", 1), ("y", 2)], "B": [("z", 3)]}
     assert exp["extra"] == {"note": "hi", "n": 2}
     assert all(f.trust == "agreed" for f in b.gt.fields)
+
+
+def test_alignment_without_identity_and_a_family_wide_misread_key():
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}, "d": {"type": "string"}}}}}}
+    rows = [{"a": f"a{i}", "b": f"b{i}", "c": f"c{i}", "d": f"d{i}"} for i in range(30)]
+    outs = {}
+    for k, s in enumerate(["x1", "x2", "y", "z"]):
+        mine = [dict(r) for r in rows]
+        random.Random(k).shuffle(mine)
+        outs[s] = {"items": mine}
+    next(r for r in outs["y"]["items"] if r["a"] == "a3")["b"] = "WRONG"     # one field off in two families
+    next(r for r in outs["z"]["items"] if r["a"] == "a3")["c"] = "WRONG"
+    r = run(outs, {"x1": "X", "x2": "X", "y": "Y", "z": "Z"}, schema=schema)
+    assert not r.extras and sorted(x["a"] for x in r.expected["items"]) == sorted(x["a"] for x in rows)
+    assert all(x == rows[int(x["a"][1:])] for x in r.expected["items"])
+    # both systems of one family misread the same key: still one row, the family outvoted
+    rows2 = _rows(10)
+    outs = {s: {"items": [dict(x) for x in rows2]} for s in ["a1", "a2", "b", "c"]}
+    for s in ["a1", "a2"]:
+        outs[s]["items"][4]["id"] = "ID-OOO4"
+    r = run(outs, {"a1": "A", "a2": "A", "b": "B", "c": "C"})
+    assert not r.extras and len(r.expected["items"]) == 10 and r.rows_fallback == 2
+    c = next(c for c in r.cells if c.field == "/items/*/id" and c.tier != UNANIMOUS)
+    assert c.value == "ID-0004" and c.tier == MAJORITY and c.cause == MODEL_FAILURE

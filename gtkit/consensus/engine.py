@@ -279,64 +279,88 @@ def _row_keys(row: Any, props: list[tuple[str, Node]], cache: dict[tuple, tuple]
     return tuple(out)
 
 
+MAX_ASSIGN_PAIRS = 10_000_000   # weak clusters x candidate clusters in one assignment; larger is chunked
+
+
 def align_clusters(item: Node, identity: tuple[str, ...], rows_by_system: dict[str, list[Any]],
-                   order: list[str], cache: dict[tuple, tuple] | None = None) -> tuple[list[dict[str, int]], int]:
+                   order: list[str], cache: dict[tuple, tuple] | None = None,
+                   family: dict[str, str] | None = None) -> tuple[list[dict[str, int]], int]:
     """Cluster rows of every system into consensus rows (system -> row index), and the fallback count.
 
-    Rows join a cluster by identity key (normalized key values, never list position).
-    A system's rows left over (key missing, misread, or a duplicate) are paired with the
-    clusters it is absent from by an optimal assignment over the other fields; a pair is
-    kept only when at most half the compared fields disagree. What stays unpaired starts
-    a cluster of its own: a vote for an extra record.
+    1. Rows join a cluster by identity key (normalized key values, never list position): each
+       system's row goes to the first cluster with its key that lacks that system; a second
+       row with the same key (a duplicate) or a row without a key starts its own cluster.
+       Without `x-identity` the whole row is the key, so identical rows pair up first.
+    2. Fallback: a cluster backed by one family only (a misread or missing key, a duplicate, a
+       row the others do not have) is paired with a cluster of other families that shares none
+       of its systems, by an optimal assignment over all the row's fields (a pair is kept only
+       when at most half of them disagree), and merged into it. What stays unpaired is a vote
+       for an extra record.
     """
     props = _leaf_props(item)
     cache = {} if cache is None else cache
+    family = family or {s: s for s in order}
     names = [n for n, _ in props]
     id_idx = [names.index(k) for k in identity if k in names]
     clusters: list[dict[str, int]] = []
     cluster_keys: list[list[tuple]] = []   # member row keys, for representatives
     key_index: dict[tuple, list[int]] = {}
-    fallback = 0
     nf = len(props)
     for s in order:
         rows = rows_by_system.get(s) or []
-        rkeys = [_row_keys(r, props, cache) for r in rows]
-        leftovers: list[int] = []
-        for j, rk in enumerate(rkeys):
-            idk = tuple(rk[i] for i in id_idx) if id_idx else rk
+        for j, row in enumerate(rows):
+            rk = _row_keys(row, props, cache)
+            idk: tuple | None = tuple(rk[i] for i in id_idx) if id_idx else rk
             if id_idx and all(k == NULL for k in idk):
-                leftovers.append(j)
-                continue
+                idk = None
             target = None
-            for c in key_index.get(idk, ()):
-                if s not in clusters[c]:
-                    target = c
-                    break
+            if idk is not None:
+                for c in key_index.get(idk, ()):
+                    if s not in clusters[c]:
+                        target = c
+                        break
             if target is None:
-                leftovers.append(j)
+                clusters.append({s: j})
+                cluster_keys.append([rk])
+                if idk is not None:
+                    key_index.setdefault(idk, []).append(len(clusters) - 1)
             else:
                 clusters[target][s] = j
                 cluster_keys[target].append(rk)
-        if leftovers and nf:
-            open_c = [c for c in range(len(clusters)) if s not in clusters[c]]
-            if open_c:
-                pairs = _assign([rkeys[j] for j in leftovers], [_representative(cluster_keys[c]) for c in open_c], nf)
-                done = set()
+    fallback = 0
+    if nf:
+        alive = [True] * len(clusters)
+        bit = {x: 1 << i for i, x in enumerate(order)}
+        fams_in_order = list(dict.fromkeys(family[s] for s in order))
+        for fam in fams_in_order:
+            fam_sys = {s for s in order if family[s] == fam}
+            weak = [c for c in range(len(clusters))
+                    if alive[c] and all(family[s] == fam for s in clusters[c])]
+            if not weak:
+                continue
+            targets = [c for c in range(len(clusters))
+                       if alive[c] and any(family[s] != fam for s in clusters[c])
+                       and not fam_sys <= clusters[c].keys()]
+            if not targets:
+                continue
+            step = max(1, MAX_ASSIGN_PAIRS // len(targets))
+            for lo in range(0, len(weak), step):
+                chunk = [w for w in weak[lo:lo + step] if alive[w]]
+                open_t = [t for t in targets if alive[t]]
+                if not chunk or not open_t:
+                    break
+                wmask = np.array([sum(bit[x] for x in clusters[w]) for w in chunk], dtype=np.int64)
+                tmask = np.array([sum(bit[x] for x in clusters[t]) for t in open_t], dtype=np.int64)
+                forbid = (wmask[:, None] & tmask[None, :]) != 0   # would pair a system with itself
+                pairs = _assign([_representative(cluster_keys[w]) for w in chunk],
+                                [_representative(cluster_keys[t]) for t in open_t], nf, forbid)
                 for a, b in pairs:
-                    j, c = leftovers[a], open_c[b]
-                    clusters[c][s] = j
-                    cluster_keys[c].append(rkeys[j])
-                    idk = tuple(rkeys[j][i] for i in id_idx) if id_idx else rkeys[j]
-                    key_index.setdefault(idk, []).append(c)
-                    done.add(j)
-                    fallback += 1
-                leftovers = [j for j in leftovers if j not in done]
-        for j in leftovers:
-            rk = rkeys[j]
-            clusters.append({s: j})
-            cluster_keys.append([rk])
-            idk = tuple(rk[i] for i in id_idx) if id_idx else rk
-            key_index.setdefault(idk, []).append(len(clusters) - 1)
+                    w, t = chunk[a], open_t[b]
+                    clusters[t].update(clusters[w])
+                    cluster_keys[t].extend(cluster_keys[w])
+                    alive[w] = False
+                    fallback += len(clusters[w])
+        clusters = [c for c, ok in zip(clusters, alive) if ok]
     # order: mean relative position of the cluster's rows in their systems' lists
     lens = {s: max(1, len(rows_by_system.get(s) or [])) for s in order}
     pos = [sum(j / lens[s] for s, j in c.items()) / len(c) for c in clusters]
@@ -350,8 +374,8 @@ def _representative(keys: list[tuple]) -> tuple:
     return tuple(Counter(col).most_common(1)[0][0] for col in zip(*keys))
 
 
-def _assign(left: list[tuple], right: list[tuple], nf: int) -> list[tuple[int, int]]:
-    """Optimal pairing of leftover rows with open clusters by mismatched fields (at most half may differ)."""
+def _assign(left: list[tuple], right: list[tuple], nf: int, forbid: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Optimal pairing of weak clusters with candidate clusters by mismatched fields (at most half may differ)."""
     n, m = len(left), len(right)
     cost = np.zeros((n, m), dtype=np.int16)
     for f in range(nf):
@@ -360,6 +384,8 @@ def _assign(left: list[tuple], right: list[tuple], nf: int) -> list[tuple[int, i
         b = np.fromiter((ids.setdefault(r[f], len(ids)) for r in right), dtype=np.int64, count=m)
         cost += a[:, None] != b[None, :]
     limit = nf // 2
+    if forbid is not None:
+        cost[forbid] = nf + 1
     if not (cost <= limit).any():
         return []
     big = np.where(cost <= limit, cost, nf + 1)
@@ -433,7 +459,7 @@ class _Walker:
             elif v is not None and own is not None:
                 self.failures.append(Failure(s, own, f"expected a list of records, got {type(v).__name__}"))
         order = [s for s in self.pool.systems if s in lists]
-        clusters, fb = align_clusters(node.item, node.identity, lists, order, self.keys_cache)
+        clusters, fb = align_clusters(node.item, node.identity, lists, order, self.keys_cache, self.pool.family)
         self.fallback += fb
         out: list[Any] = []
         total = self.pool.n_families
