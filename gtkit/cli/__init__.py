@@ -42,6 +42,7 @@ from gtkit.cli import core as _core  # noqa: E402,F401
 from gtkit.cli import synth as _synth  # noqa: E402,F401
 from gtkit.cli import degrade as _degrade  # noqa: E402,F401
 from gtkit.cli import consensus as _consensus  # noqa: E402,F401
+from gtkit.cli import demo as _demo  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -61,19 +61,24 @@ def score(
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
 
-    from rich.console import Console
-    from rich.table import Table
-
     from gtkit.score import score_path
 
     report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=1))
         return
-    table = Table(title=f"gtkit score: {gt} vs {pred}")
+    print_report(report, f"gtkit score: {gt} vs {pred}")
+
+
+def print_report(report, title: str) -> None:
+    """The score table: overall and per slice, value P/R/F1, page and word grounding F1, docs."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
     for col in ("slice", "docs", "value P", "value R", "value F1", "page F1", "word F1"):
         table.add_column(col, justify="left" if col == "slice" else "right")
-    rows = [("overall", report.overall())] + [(f"{by}={k}", v) for k, v in report.slices().items()]
+    rows = [("overall", report.overall())] + [(f"{report.by}={k}", v) for k, v in report.slices().items()]
     for name, s in rows:
         table.add_row(name, str(s["docs"]), _pct(s["value_precision"]), _pct(s["value_recall"]), _pct(s["value_f1"]),
                       _pct(s["page_f1"]), _pct(s["word_f1"]))
