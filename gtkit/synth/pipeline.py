@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 from gtkit import __version__
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry, length_tag
+from gtkit.format.bundle import validate_field_dicts, write_gt_json
 from gtkit.format.io import canonical_sha256, dumps_json, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
@@ -139,56 +139,12 @@ def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
     return [SynthProblem(owners[i], f"box {boxes[i]} is not a valid normalized box") for i in np.nonzero(bad)[0][:10]]
 
 
-def write_gt_json(path: Path, gt: dict[str, Any]) -> None:
-    """Write gt.json: indented envelope, one record of `expected` and one field entry per line.
-
-    The same content as the format's JSON, laid out so a 200,000-field file is written in a
-    second or two, streamed in batches (never the whole text in memory), and still reads
-    (and diffs) line by line. The folder is a staging folder, renamed into place whole.
-    """
-    enc = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-    dump = enc.encode
-
-    def rows(values: list[Any], indent: str) -> Iterator[str]:
-        for i in range(0, len(values), 4096):
-            chunk = values[i : i + 4096]
-            last = i + len(chunk) >= len(values)
-            yield ",\n".join(indent + dump(v) for v in chunk) + ("\n" if last else ",\n")
-
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("{\n")
-        keys = list(gt)
-        for i, key in enumerate(keys):
-            comma = "," if i < len(keys) - 1 else ""
-            value = gt[key]
-            if key == "fields" and value:
-                f.write(' "fields": [\n')
-                f.writelines(rows(value, "  "))
-                f.write(f" ]{comma}\n")
-            elif key == "expected" and isinstance(value, dict) and value:
-                f.write(' "expected": {\n')
-                names = list(value)
-                for j, name in enumerate(names):
-                    v = value[name]
-                    sep = "," if j < len(names) - 1 else ""
-                    if isinstance(v, list) and v:
-                        f.write(f"  {dump(name)}: [\n")
-                        f.writelines(rows(v, "   "))
-                        f.write(f"  ]{sep}\n")
-                    else:
-                        f.write(f"  {dump(name)}: {dump(v)}{sep}\n")
-                f.write(f" }}{comma}\n")
-            else:
-                f.write(f" {dump(key)}: {dump(value)}{comma}\n")
-        f.write("}\n")
-
-
 def write_bundle_dir(folder: Path, family: Family, built: Built) -> None:
     """The three files of a bundle, written into a (staging) folder."""
     folder.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(folder / PDF_NAME, built.pdf, force=True)
     write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(family.schema, indent=2), force=True)
-    write_gt_json(folder / GT_NAME, built.gt)
+    write_gt_json(folder / GT_NAME, built.gt, force=True)
 
 
 @contextlib.contextmanager
@@ -292,8 +248,9 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
         problems.extend(_numeric_problems(fields))
         if problems:
             raise _fail(problems, doc_id)
-        # the envelope is validated whole by the format models; the field entries' structure is
-        # validated on a sample by the same models and their numbers (boxes) above, every one
+        # every entry is validated by the format models, in chunks that are dropped at once;
+        # the envelope is kept as a model with only its first entries
+        validate_field_dicts(fields, doc_id)
         envelope = GroundTruth.model_validate({**gt_dict, "fields": fields[:SAMPLE_FIELDS]})
         tick()
     return Built(pdf=pdf, gt=gt_dict, envelope=envelope, plan=plan)
