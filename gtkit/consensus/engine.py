@@ -23,6 +23,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -203,8 +204,19 @@ def _iso(y: int, m: int, d: int) -> str | None:
         return None
 
 
-def loose_keys(raw: Any) -> set[tuple]:
+def loose_keys(raw: Any) -> frozenset[tuple]:
     """Every form a value could be read as, ignoring format: numbers, both day/month orders, bare text."""
+    if type(raw) in _HASHABLE:
+        return _loose_cached(type(raw), raw)
+    return frozenset(_loose(raw))
+
+
+@lru_cache(maxsize=1 << 16)
+def _loose_cached(_type: type, raw: Any) -> frozenset[tuple]:
+    return frozenset(_loose(raw))
+
+
+def _loose(raw: Any) -> set[tuple]:
     if raw is None:
         return set()
     if isinstance(raw, bool):
@@ -494,22 +506,50 @@ class _Walker:
         ok_types = self.types_cache.get(id(node))
         if ok_types is None:
             ok_types = self.types_cache[id(node)] = fast_types(node)
+        first: tuple | None = None
+        same_key = same_raw = True
+        r0: Any = None
+        t0: type | None = None
         for s, (v, own) in votes.items():
-            problem = None if type(v) in ok_types and (type(v) is not float or math.isfinite(v)) \
-                else type_problem(v, node)
-            if problem:
-                keys[s] = INVALID
-                self.failures.append(Failure(s, own or ptr, problem))
-            elif type(v) in _HASHABLE:
-                ck = (type(v), v, comp)
+            t = type(v)
+            if t in ok_types and (t is not float or math.isfinite(v)):  # a scalar of an allowed type
+                ck = (t, v, comp)
                 k = cache.get(ck)
                 if k is None:
                     k = cache[ck] = comparator_key(v, comp)
-                keys[s] = k
             else:
-                keys[s] = comparator_key(v, comp)
+                problem = type_problem(v, node)
+                if problem:
+                    k = INVALID
+                    self.failures.append(Failure(s, own or ptr, problem))
+                elif t in _HASHABLE:
+                    ck = (t, v, comp)
+                    k = cache.get(ck)
+                    if k is None:
+                        k = cache[ck] = comparator_key(v, comp)
+                else:
+                    k = comparator_key(v, comp)
+            keys[s] = k
+            if first is None:
+                first, r0, t0 = k, v, t
+            else:
+                if same_key and k != first:
+                    same_key = False
+                if same_raw and (t is not t0 or v != r0):
+                    same_raw = False
         cell = Cell(ptr, fld, node, keys, votes, forced)
-        decide(cell, self.pool)
+        if same_key and same_raw and not forced and first is not None and first != INVALID and t0 in _HASHABLE:
+            # the common case: every system gave the very same value (or all null)
+            cell.top = first
+            cell.value = r0
+            if first == NULL:
+                cell.tier = ALL_NULL
+            else:
+                cell.tier = UNANIMOUS
+            cell.weights = {first: float(self.pool.n_families)}
+            cell.candidates = [(first, r0)]
+        else:
+            decide(cell, self.pool)
         self.cells.append(cell)
         return cell.value
 
@@ -601,7 +641,7 @@ def _format_only(cell: Cell, nonnull: list[tuple]) -> bool:
         forms: set[tuple] = set()
         for s, sk in cell.keys.items():
             if sk == k:
-                forms |= loose_keys(cell.raws[s])
+                forms |= loose_keys(cell.votes[s][0])
         loose.append(forms)
     return any(loose[i] & loose[j] for i in range(len(loose)) for j in range(i + 1, len(loose)))
 
@@ -616,7 +656,7 @@ def _iso_of(raw: Any) -> str | None:
 def _day_month_swap(cell: Cell) -> bool:
     """Two candidate dates that are each other's day/month swap (or a raw vote that reads both ways)."""
     if sum(1 for k, _ in cell.candidates if k != NULL) >= 2 and any(
-            is_day_month_ambiguous(r) for r in cell.raws.values()):
+            is_day_month_ambiguous(r) for r, _ in cell.votes.values()):
         return True
     isos = {i for i in (_iso_of(raw) for _, raw in cell.candidates) if i}
     for i in isos:
