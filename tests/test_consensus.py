@@ -389,6 +389,13 @@ def test_audit_queues_cells_many_systems_miss(tmp_path, capsys):
     items = [json.loads(x) for x in q.read_text().splitlines()]
     assert {(i["kind"], i["path"]) for i in items} == {("cell", "/po"), ("cell", "/items/0/qty"),
                                                         ("missing_record", "/items/-")}
+    # a truth row that every system misses
+    for s in "abc":
+        (ws["runs"] / s / "doc1.json").write_text(json.dumps({"name": "Acme", "po": "PO-1", "items": []}))
+    code, out = cli(["audit", "--gt", ws["out"], "--runs", ws["runs"], "--out", q, "--force"], capsys)
+    assert code == 0, out
+    items = [json.loads(x) for x in q.read_text().splitlines()]
+    assert [(i["kind"], i["path"], i["miss_share"]) for i in items] == [("missed_record", "/items/0", 1.0)]
 
 
 def test_simulated_ensemble_promotes_only_correct_cells(tmp_path):

@@ -94,6 +94,21 @@ def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_m
                     "votes": [{"system": s, "family": family[s], "value": cell.raws[s], "missed": s in missed}
                               for s in present],
                 })
+        for x in result.extras:  # rows only a minority has: a truth row most systems miss, or a stray row
+            fams_present = {family[s] for s in x.members if s != TRUTH}
+            if TRUTH in x.members:
+                share = (n_fam - sum(weight[s] for s in x.members if s != TRUTH)) / n_fam
+                if share >= min_miss - 1e-9:
+                    tptr = x.members[TRUTH][1]
+                    queue.append({"id": f"{b.doc_id}#{tptr}", "kind": "missed_record", "doc": b.doc_id,
+                                  "path": tptr, "truth": x.members[TRUTH][0], "miss_share": round(share, 4),
+                                  "systems_with_it": sorted(s for s in x.members if s != TRUTH)})
+            elif fams_present:
+                share = sum(weight[s] for s in x.members) / n_fam
+                if share >= min_miss - 1e-9:
+                    queue.append({"id": f"{b.doc_id}#{x.pointer}", "kind": "missing_record", "doc": b.doc_id,
+                                  "path": x.pointer.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
+                                  "systems": sorted(x.members)})
         for row, r in missing_rows.items():
             share = sum(weight[s] for s in r["systems"]) / n_fam
             if share >= min_miss - 1e-9:

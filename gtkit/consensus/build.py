@@ -266,6 +266,7 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
             queue.append({
                 "id": f"{r.doc_id}#{cell.pointer}", "kind": "cell", "doc": r.doc_id, "path": cell.pointer,
                 "field": cell.field, "tier": cell.tier, "null_over_value": cell.null_over_value,
+                "row_presence_tie": cell.forced,
                 "cause": cell.cause, "fix": cell.fix, "proposed": cell.value,
                 "votes": [{"system": s, "family": pool.family[s], "vote": key_json(k), "value": cell.raws[s],
                            "failure": k == INVALID} for s, k in cell.keys.items()],
