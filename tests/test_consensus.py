@@ -274,6 +274,22 @@ def test_end_to_end_one_source_boxes_and_queue(tmp_path, capsys):
     first = (ws["out"] / "doc1" / "gt.json").read_bytes()
     code, _ = cli(consensus_args(ws, "--force"), capsys)
     assert code == 0 and (ws["out"] / "doc1" / "gt.json").read_bytes() == first
+    # a person accepts the proposed box of one cell and draws another
+    dec = tmp_path / "boxes.jsonl"
+    dec.write_text(json.dumps({"id": "doc1#/name", "action": "box", "accept_box": True, "who": "ana"}) + "\n"
+                   + json.dumps({"id": "doc1#/total", "action": "box", "box": {"page": 1, "box": BOX}, "who": "ana"})
+                   + "\n")
+    assert cli(["adjudicate", ws["out"], "--decisions", dec], capsys)[0] == 0
+    [b] = read_bundles(ws["out"])
+    f = {x.path: x for x in b.gt.fields}
+    assert f["/name"].trust == "human" and f["/name"].readings[0].evidence[0].box == tuple(BOX)
+    assert f["/total"].trust == "human" and f["/total"].readings[0].evidence[0].box == tuple(BOX)
+    draw = {json.loads(x)["path"] for x in (ws["out"] / "draw.jsonl").read_text().splitlines()}
+    assert "/total" not in draw and "/items/0/desc" in draw
+    # a box for a contested cell must wait for its value
+    dec.write_text(json.dumps({"id": "doc1#/po", "action": "box", "accept_box": True, "who": "ana"}) + "\n")
+    code, out = cli(["adjudicate", ws["out"], "--decisions", dec], capsys)
+    assert code == 2 and "still contested" in out
 
 
 def test_adjudication_round_trip_with_audit_trail(tmp_path, capsys):
