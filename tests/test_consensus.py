@@ -474,3 +474,17 @@ def test_alignment_without_identity_and_a_family_wide_misread_key():
     assert not r.extras and len(r.expected["items"]) == 10 and r.rows_fallback == 2
     c = next(c for c in r.cells if c.field == "/items/*/id" and c.tier != UNANIMOUS)
     assert c.value == "ID-0004" and c.tier == MAJORITY and c.cause == MODEL_FAILURE
+
+
+def test_schema_problems_of_expected_are_counted_once_per_kind():
+    from gtkit.consensus.build import schema_problems
+
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "string", "pattern": "^x"}}}}}}
+    root = compile_schema(schema)
+    rows = [{"a": f"v{i}", "b": "x1"} for i in range(100)]
+    assert schema_problems(schema, root, {"items": rows}) == 0
+    rows[5]["a"] = None          # a null where the schema has no null
+    rows[7]["b"] = "y"           # a pattern the value breaks
+    rows[8]["b"] = "z"
+    assert schema_problems(schema, root, {"items": rows}) == 3

@@ -62,7 +62,7 @@ from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, Bundle, GroundTruth, in
 from gtkit.format.bundle import parse_ground_truth
 from gtkit.format.io import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.format.models import LENIENCIES
-from gtkit.schema import compile_schema, load_schema, validation_errors
+from gtkit.schema import Node, compile_schema, load_schema, validation_errors
 
 RECORD_FIELD_SHARE = 0.3   # a record field splitting in this share of its cells is schema ambiguity
 QUEUE_NAME, DRAW_NAME, REPORT_JSON, REPORT_MD = "queue.jsonl", "draw.jsonl", "report.json", "report.md"
@@ -313,6 +313,46 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
     return gt, queue, draw
 
 
+_BENIGN = {"type", "description", "title", "$comment", "examples", "default", "items", "properties", "$schema",
+           "$id", "$defs", "definitions", "version"}
+
+
+def _benign(schema: dict[str, Any]) -> bool:
+    """No keyword that constrains values beyond their JSON type (so equal types validate alike)."""
+    return all(k in _BENIGN or k.startswith("x-") for k in schema)
+
+
+def _signature(node: Node, value: Any) -> Any:
+    if node.kind == "object" and node.props and isinstance(value, dict):
+        return tuple((k, _signature(node.props[k], v) if k in node.props else json.dumps(v, sort_keys=True))
+                     for k, v in value.items())
+    if node.kind == "records" and isinstance(value, list) and node.item is not None:
+        return ("rows", frozenset(_signature(node.item, r) for r in value))
+    if node.kind in ("scalar", "scalar_list") and _benign(node.schema) and not isinstance(value, (dict, list)):
+        return type(value).__name__
+    return json.dumps(value, sort_keys=True)
+
+
+def _reduce(node: Node, value: Any) -> Any:
+    """`value` with the rows of record arrays deduplicated by what validation can tell apart."""
+    if node.kind == "object" and node.props and isinstance(value, dict):
+        return {k: (_reduce(node.props[k], v) if k in node.props else v) for k, v in value.items()}
+    if node.kind == "records" and isinstance(value, list) and node.item is not None and _benign(node.schema):
+        seen, rows = set(), []
+        for r in value:
+            sig = _signature(node.item, r)
+            if sig not in seen:
+                seen.add(sig)
+                rows.append(_reduce(node.item, r))
+        return rows
+    return value
+
+
+def schema_problems(schema: dict[str, Any], root: Node, expected: Any) -> int:
+    """How many distinct ways `expected` fails the task schema (rows that validate alike are checked once)."""
+    return len(validation_errors(schema, _reduce(root, expected)))
+
+
 def schema_version(schema: dict[str, Any]) -> str | None:
     for k in ("version", "x-version"):
         v = schema.get(k)
@@ -489,12 +529,13 @@ def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str
     entries, queue, draw = [], [], []
     schema_errors: dict[str, int] = {}
     gts: dict[str, GroundTruth] = {}
+    root = compile_schema(c.schema)
     with staged_dir(Path(out), force=force) as stage:
         for r in c.results:
             gt, q, d = build_gt(c, r, family=family)
-            errs = validation_errors(c.schema, r.expected)
-            if errs:
-                schema_errors[r.doc_id] = len(errs)
+            n_errs = schema_problems(c.schema, root, r.expected)
+            if n_errs:
+                schema_errors[r.doc_id] = n_errs
             folder = stage / r.doc_id
             folder.mkdir(parents=True)
             shutil.copyfile(c.inputs.docs[r.doc_id], folder / PDF_NAME)
