@@ -8,7 +8,10 @@ from start to exit (reading, aligning, voting, writing the bundle, queue and rep
 and re-scoring all five systems); peak RSS is the larger of the child's own maximum and
 its RSS sampled every 50 ms. Target: < 10 s, < 1 GB.
 
-    python scripts/bench_consensus.py [--rows 10779] [--keep DIR]
+    python scripts/bench_consensus.py [--rows 10779] [--phases] [--keep DIR]
+
+It runs the command twice: as is, then with --no-rescore, so the share of the
+re-score (gtkit.score over 5 systems) shows.
 """
 
 from __future__ import annotations
@@ -89,12 +92,32 @@ def main() -> None:
     gtkit = [sys.executable, "-m", "gtkit"]
     cmd = [*gtkit, "consensus", "--schema", str(ws / "schema.json"), "--docs", str(ws / "docs"),
            "--runs", str(ws / "runs"), "--systems", str(ws / "systems.toml"), "--out", str(root / "gt")]
+    wall, rss_mb, cpu = run(cmd)
+    rep = json.loads((root / "gt" / "report.json").read_text())
+    t = rep["totals"]
+    print(f"input: 1 document, 5 systems / 3 families, {cells:,} cells ({args.rows:,} rows x {len(ROW_FIELDS)} "
+          f"+ {len(TOP_FIELDS)}), generated in {gen:.1f} s")
+    print(f"output: {t['cells']:,} cells, {t['agreed']:,} agreed, {t['pending']:,} pending, {t['queued']:,} queued, "
+          f"{t['rows_aligned_by_fallback']} rows aligned by fallback")
+    print(f"gtkit consensus: wall time {wall:.2f} s, cpu {cpu:.2f} s, peak RSS {rss_mb:.0f} MB "
+          f"(target < 10 s, < 1024 MB): {'OK' if wall < 10 and rss_mb < 1024 else 'OVER'}")
+    wall2, rss2, cpu2 = run([*cmd, "--force", "--no-rescore"])
+    print(f"gtkit consensus --no-rescore: wall time {wall2:.2f} s, cpu {cpu2:.2f} s, peak RSS {rss2:.0f} MB "
+          f"(so the re-score of 5 systems through gtkit.score takes about {wall - wall2:.1f} s)")
+    if args.phases:
+        phases(ws, root)
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall time, peak RSS (MB) and CPU time of one command."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = [0]
     done = threading.Event()
 
-    def sample() -> None:  # RSS of the command and its worker processes, summed
+    def sample() -> None:  # RSS of the command and any child processes, summed
         while not done.is_set():
             peak[0] = max(peak[0], tree_rss_kb(proc.pid))
             time.sleep(0.05)
@@ -110,20 +133,7 @@ def main() -> None:
         print(out, err, file=sys.stderr)
         raise SystemExit(f"gtkit consensus failed with status {os.waitstatus_to_exitcode(status)}")
     rss_mb = max(usage.ru_maxrss, peak[0]) / 1024
-    rep = json.loads((root / "gt" / "report.json").read_text())
-    t = rep["totals"]
-    print(f"input: 1 document, 5 systems / 3 families, {cells:,} cells ({args.rows:,} rows x {len(ROW_FIELDS)} "
-          f"+ {len(TOP_FIELDS)}), generated in {gen:.1f} s")
-    print(f"output: {t['cells']:,} cells, {t['agreed']:,} agreed, {t['pending']:,} pending, {t['queued']:,} queued, "
-          f"{t['rows_aligned_by_fallback']} rows aligned by fallback")
-    print(f"wall time: {wall:.2f} s   peak RSS: {rss_mb:.0f} MB   (target < 10 s, < 1024 MB): "
-          f"{'OK' if wall < 10 and rss_mb < 1024 else 'OVER'}")
-    cpu = usage.ru_utime + usage.ru_stime
-    print(f"cpu time (user+sys) of the command: {cpu:.2f} s  (wall/cpu {wall / cpu:.2f}; above 1 the machine was busy)")
-    if args.phases:
-        phases(ws, root)
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
+    return wall, rss_mb, usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

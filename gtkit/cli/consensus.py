@@ -19,11 +19,13 @@ def consensus(
     force: bool = typer.Option(False, "--force", help="Replace an existing output folder."),
     citing: str = typer.Option(None, "--citing", help="The one system whose boxes are used."),
     family: str = typer.Option(None, "--family", help="Document family recorded in provenance."),
+    no_rescore: bool = typer.Option(False, "--no-rescore", help="Skip re-scoring the systems against the candidate truth."),
 ) -> None:
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
     from gtkit.consensus.build import run_consensus
 
-    rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family)
+    rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family,
+                        do_rescore=not no_rescore)
     t = rep["totals"]
     typer.echo(f"{rep['documents']} document(s), {t['cells']} cells: {t['agreed']} agreed, {t['pending']} pending; "
                f"{t['queued']} queued, {t['to_draw']} boxes to draw -> {out}")
