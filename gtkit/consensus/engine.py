@@ -418,6 +418,7 @@ class _Walker:
         self.fallback = 0
         self.keys_cache: dict[tuple, tuple] = {}
         self.types_cache: dict[int, frozenset[type]] = {}
+        self.plans: dict[int, list[tuple[str, str, Node, bool]]] = {}
 
     def walk(self, node: Node, ptr: str, fld: str, votes: dict[str, tuple[Any, str | None]], forced: bool) -> Any:
         if node.kind == "object" and node.props:
@@ -425,13 +426,19 @@ class _Walker:
             for s, (v, own) in votes.items():
                 if v is not None and not isinstance(v, dict) and own is not None:
                     self.failures.append(Failure(s, own, f"expected an object, got {type(v).__name__}"))
-            for name, sub in node.props.items():
-                tok = escape_token(name)
-                sub_votes = {
-                    s: ((v.get(name) if isinstance(v, dict) else None), (f"{own}/{tok}" if own is not None else None))
-                    for s, (v, own) in votes.items()
-                }
-                out[name] = self.walk(sub, f"{ptr}/{tok}", f"{fld}/{tok}", sub_votes, forced)
+            plan = self.plans.get(id(node))
+            if plan is None:
+                plan = self.plans[id(node)] = [(name, escape_token(name), sub, sub.kind in ("scalar", "scalar_list"))
+                                               for name, sub in node.props.items()]
+            items = [(s, v if type(v) is dict else (v if isinstance(v, dict) else None), own)
+                     for s, (v, own) in votes.items()]
+            for name, tok, sub, is_leaf in plan:
+                sub_votes = {s: ((v.get(name) if v is not None else None), (f"{own}/{tok}" if own is not None else None))
+                             for s, v, own in items}
+                if is_leaf:
+                    out[name] = self.leaf(sub, f"{ptr}/{tok}", f"{fld}/{tok}", sub_votes, forced)
+                else:
+                    out[name] = self.walk(sub, f"{ptr}/{tok}", f"{fld}/{tok}", sub_votes, forced)
             return out
         if node.kind == "object" and any(isinstance(v, dict) for v, _ in votes.values()):
             return self.free_form(ptr, fld, votes, forced)
