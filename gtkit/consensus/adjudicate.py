@@ -30,11 +30,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.build import DRAW_NAME, QUEUE_NAME, gt_file_bytes, jsonl
+from gtkit.consensus.build import DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.engine import type_problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, index_bytes, index_entry, read_bundle, read_index
-from gtkit.format.bundle import parse_ground_truth
+from gtkit.format.bundle import gt_bytes, parse_ground_truth
 from gtkit.format.io import staged_dir, write_bytes_atomic
 from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
 
@@ -225,7 +225,7 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
     with staged_dir(dataset, force=True) as stage:
         shutil.copytree(dataset, stage, copy_function=os.link, dirs_exist_ok=True)
         for doc_id, gt in new_gts.items():
-            write_bytes_atomic(stage / entries[doc_id].path / GT_NAME, gt_file_bytes(gt), force=True)
+            write_bytes_atomic(stage / entries[doc_id].path / GT_NAME, gt_bytes(gt), force=True)
             entries[doc_id] = index_entry(doc_id, entries[doc_id].path, gt)
         write_bytes_atomic(stage / "dataset.jsonl", index_bytes(list(entries.values())), force=True)
         strip = [{k: v for k, v in x.items() if k != "_line"} for x in left]
