@@ -5,6 +5,3 @@
 trail; `audit.audit` hunts cells of an existing truth that many systems miss;
 `simulate` builds a seeded ensemble with known truth for tests and measurements.
 """
-
-# gtkit.format must be imported before gtkit.schema (format.bundle imports schema, schema imports format.io)
-import gtkit.format  # noqa: E402,F401

@@ -26,7 +26,6 @@ from gtkit.format.io import (
     staged_dir,
     write_bytes_atomic,
 )
-from gtkit.schema import check_schema
 from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth
 
 PDF_NAME = "document.pdf"
@@ -200,6 +199,8 @@ def read_bundle(
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
     gt = load_ground_truth(path / GT_NAME, on_fields)
+    from gtkit.schema import check_schema  # here, not at the top: gtkit.schema itself reads through gtkit.format
+
     schema = check_schema(read_json(path / SCHEMA_NAME), path / SCHEMA_NAME)
     if verify:
         pdf_hash = sha256_file(path / PDF_NAME)
