@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import os
 import shutil
 from pathlib import Path
@@ -35,6 +34,7 @@ from gtkit.consensus.engine import type_problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, index_bytes, index_entry, read_bundle, read_index
 from gtkit.format.bundle import gt_bytes, parse_ground_truth
+from gtkit.format.io import read_jsonl as read_jsonl_lines
 from gtkit.format.io import staged_dir, write_bytes_atomic
 from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
 
@@ -43,25 +43,8 @@ ACTIONS = ("accept", "edit", "null", "box", "reject")
 
 
 def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[dict[str, Any]]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        if missing_ok:
-            return []
-        raise GtkitError("file not found", path) from None
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise GtkitError(f"line {n}: malformed JSON: {e.msg}", path) from None
-        if not isinstance(item, dict):
-            raise GtkitError(f"line {n}: expected a JSON object", path)
-        item["_line"] = n
-        out.append(item)
-    return out
+    """The objects of a JSON Lines file, each remembering its line number under `_line`."""
+    return [{**item, "_line": n} for n, item in read_jsonl_lines(path, missing_ok=missing_ok)]
 
 
 def node_at(root: Node, pointer: str) -> Node | None:

@@ -31,13 +31,13 @@ the message says the schema was revised without a version bump.
 from __future__ import annotations
 
 import re
-import tomllib
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_json
+from gtkit.format.io import read_json, read_toml
 
 DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 CITATIONS_SUFFIX = ".citations.json"
@@ -64,12 +64,7 @@ class Systems:
 
 def load_systems(path: Path) -> Systems:
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GtkitError("file not found", path) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise GtkitError(f"malformed TOML: {e}", path) from None
+    data = read_toml(path)
     default_hash = data.get("schema_sha256")
     tables = data.get("systems")
     if not isinstance(tables, dict):

@@ -24,7 +24,7 @@ allowed range.
 from __future__ import annotations
 
 import re
-import tomllib
+
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
 from gtkit.errors import GtkitError
+from gtkit.format.io import read_toml
 from gtkit.paths import RECIPES_DIR
 
 
@@ -174,12 +175,7 @@ def recipe_path(name_or_path: str | Path) -> Path:
 
 def load_recipe(name_or_path: str | Path) -> Recipe:
     path = recipe_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise GtkitError("not UTF-8 text", path) from None
-    except tomllib.TOMLDecodeError as e:
-        raise GtkitError(f"malformed TOML: {e}", path) from None
+    data = read_toml(path)
     return parse_recipe(data, data.get("name", path.stem) if isinstance(data.get("name"), str) else path.stem, path)
 
 

@@ -22,6 +22,7 @@ from gtkit.format.io import (
     canonical_sha256,
     dumps_json,
     read_json,
+    read_jsonl,
     sha256_file,
     staged_dir,
     write_bytes_atomic,
@@ -246,21 +247,9 @@ def safe_child(root: Path, rel: str, *, where: Path) -> Path:
 def read_index(dataset: Path) -> list[DatasetEntry]:
     """Parse dataset.jsonl: one JSON object per line, doc ids unique, paths inside the dataset."""
     index = Path(dataset) / INDEX_NAME
-    try:
-        lines = index.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise GtkitError("file not found", index) from None
     entries: list[DatasetEntry] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", index) from None
-        if not isinstance(raw, dict):
-            raise GtkitError(f"line {lineno}: expected a JSON object", index)
+    for lineno, raw in read_jsonl(index):
         try:
             entry = DatasetEntry.model_validate(raw)
         except ValidationError as e:

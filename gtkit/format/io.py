@@ -107,3 +107,41 @@ def canonical_sha256(obj: Any) -> str:
     """Hash of a JSON value independent of its formatting: sorted keys, no whitespace, UTF-8."""
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return sha256_bytes(text.encode("utf-8"))
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file (families, recipes, systems), every failure a one-line GtkitError naming the file."""
+    import tomllib
+
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    except UnicodeDecodeError:
+        raise GtkitError("not UTF-8 text", path) from None
+    except tomllib.TOMLDecodeError as e:
+        raise GtkitError(f"malformed TOML: {e}", path) from None
+
+
+def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON Lines file; each line must be an object."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        if missing_ok:
+            return []
+        raise GtkitError("file not found", path) from None
+    except UnicodeDecodeError:
+        raise GtkitError("not UTF-8 text", path) from None
+    out = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
+        if not isinstance(item, dict):
+            raise GtkitError(f"line {lineno}: expected a JSON object", path)
+        out.append((lineno, item))
+    return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import tomllib
+
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_json
+from gtkit.format.io import read_json, read_toml
 from gtkit.paths import FAMILIES_DIR
 from gtkit.schema import check_schema, compile_schema
 
@@ -89,10 +89,7 @@ def display(fmt: str | None, value: Any) -> str:
 
 def _load(folder: Path) -> Family:
     toml_path = folder / "family.toml"
-    try:
-        meta = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise GtkitError(f"malformed TOML: {e}", toml_path) from None
+    meta = read_toml(toml_path)
     name = meta.get("name")
     if name != folder.name or not isinstance(name, str) or not _NAME.match(name):
         raise GtkitError(f"name {name!r} must equal the folder name {folder.name!r}", toml_path)
@@ -117,12 +114,7 @@ def _load(folder: Path) -> Family:
     if root.kind != "object" or records_field not in root.props or root.props[records_field].kind != "records":
         raise GtkitError(f"records_field {records_field!r} must name an array of objects in schema.json", toml_path)
     layout_path = folder / "layout.toml"
-    try:
-        layout = tomllib.loads(layout_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GtkitError("file not found", layout_path) from None
-    except tomllib.TOMLDecodeError as e:
-        raise GtkitError(f"malformed TOML: {e}", layout_path) from None
+    layout = read_toml(layout_path)
     if renderer not in layout:
         raise GtkitError(f"layout.toml needs a [{renderer}] section for renderer {renderer!r}", layout_path)
     default_records = meta.get("default_records")

@@ -26,7 +26,7 @@ from typing import Any
 
 from gtkit.errors import GtkitError
 from gtkit.schema import escape_token
-from gtkit.synth.family import Family, display
+from gtkit.synth.family import Family
 from gtkit.synth.fonts import Measure, register
 
 ASCENT = 0.8  # baseline sits this many font sizes below the top of the glyph box, centred in the leading
