@@ -30,6 +30,7 @@ from typing import Any
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
+from gtkit.format.bundle import FieldCheck
 from gtkit.format.io import read_json
 from gtkit.geometry import iou
 from gtkit.normalize import lenient_keys, value_key
@@ -98,6 +99,27 @@ def _cell_keys(values: tuple[Any, ...] | list[Any], lens: tuple[str, ...]) -> Ha
     return next(iter(keys)) if len(keys) == 1 else keys
 
 
+class _KeyMemo:
+    """Cell keys of string values computed once per distinct (string, leniencies): long lists repeat values."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[Any, ...], Hashable] = {}
+
+    def cell(self, values: tuple[Any, ...] | list[Any], lens: tuple[str, ...]) -> Hashable:
+        if len(values) == 1 and values[0].__class__ is str:
+            memo_key = (values[0], lens)
+            key = self.memo.get(memo_key)
+            if key is None:
+                key = self.memo[memo_key] = _cell_keys(values, lens)
+            return key
+        return _cell_keys(values, lens)
+
+    def pred(self, value: Any, column_lens: list[tuple[str, ...]]) -> Hashable:
+        if len(column_lens) == 1:
+            return self.cell((value,), column_lens[0])
+        return _pred_keys(value, column_lens)
+
+
 def _keys_match(a: Hashable, b: Hashable) -> bool:
     if isinstance(a, frozenset):
         return not a.isdisjoint(b) if isinstance(b, frozenset) else b in a
@@ -162,6 +184,19 @@ class TruthCell(NamedTuple):
             pages=frozenset(ev.page for r in f.readings for ev in r.evidence),
         )
 
+    @classmethod
+    def of_dict(cls, f: dict[str, Any]) -> TruthCell:
+        """The same from a field entry as parsed JSON (validated separately, see `FieldCheck`)."""
+        readings = f["readings"]
+        evidence = [ev for r in readings for ev in r.get("evidence") or ()]
+        return cls(
+            values=tuple(r["value"] for r in readings),
+            leniencies=tuple(f.get("leniencies") or ()),
+            pending=f["trust"] == "pending",
+            boxes=tuple((ev["page"], tuple(ev["box"])) for ev in evidence if ev.get("box") is not None),
+            pages=frozenset(ev["page"] for ev in evidence),
+        )
+
 
 @dataclass
 class Truth:
@@ -172,6 +207,7 @@ class Truth:
     schema: dict[str, Any]
     expected: Any
     cells: dict[str, TruthCell]
+    field_check: FieldCheck | None = None
 
     @classmethod
     def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
@@ -180,15 +216,25 @@ class Truth:
 
     @classmethod
     def read(cls, folder: Path) -> Truth:
-        """Load a bundle's truth, streaming its field entries so they never all exist as models at once."""
-        cells: dict[str, TruthCell] = {}
+        """Load a bundle's truth from its raw field entries while the format models validate them
+        beside it; call `confirm()` before trusting a score computed from it."""
+        bundle = read_bundle(folder, raw_fields=True)
+        assert bundle.raw_fields is not None and bundle.field_check is not None
+        raw, cells = bundle.raw_fields, {}
+        try:
+            for i, f in enumerate(raw):
+                cells[f["path"]] = TruthCell.of_dict(f)
+                raw[i] = None  # freed as we go: the parsed entries and the cells never all coexist
+        except (KeyError, TypeError, AttributeError, ValueError):
+            bundle.field_check.result()  # raises the models' precise complaint
+            raise
+        return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected,
+                   cells=cells, field_check=bundle.field_check)
 
-        def keep(entries: list[FieldEntry]) -> None:
-            for f in entries:
-                cells[f.path] = TruthCell.of(f)
-
-        bundle = read_bundle(folder, on_fields=keep)
-        return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected, cells=cells)
+    def confirm(self) -> None:
+        """Raise if the field entries this truth was read from fail the format models."""
+        if self.field_check is not None:
+            self.field_check.result()
 
     @property
     def has_boxes(self) -> bool:
@@ -282,18 +328,19 @@ class _DocumentScorer:
         suffixes = ["".join("/" + escape_token(t) for t in tokens) for tokens, _ in scalars]
         truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
         truth_cols: list[list[Hashable]] = [[] for _ in scalars]
+        keys = _KeyMemo()
         for i, record in enumerate(truth):
             row = []
             for c, (tokens, col_node) in enumerate(scalars):
                 readings, lens, entry = self._truth(col_node, f"{t_ptr}/{i}{suffixes[c]}", _get(record, tokens))
                 pending = entry is not None and entry.pending
                 row.append((lens, entry, pending))
-                truth_cols[c].append(("pending",) if pending else _cell_keys(readings, lens))
+                truth_cols[c].append(("pending",) if pending else keys.cell(readings, lens))
             truth_cells.append(row)
         pred_cols = []
         for c, (tokens, _) in enumerate(scalars):
             column_lens = sorted({row[c][0] for row in truth_cells}) or [()]
-            pred_cols.append([_pred_keys(_get(r, tokens), column_lens) for r in pred])
+            pred_cols.append([keys.pred(_get(r, tokens), column_lens) for r in pred])
         if item.props:
             alignment = align_rows(truth_cols, pred_cols, len(truth), len(pred), memory_budget=self.memory_budget)
             pairs = alignment.pairs
@@ -474,4 +521,5 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
             docs.append(missing_prediction(truth))
         else:
             docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
+        truth.confirm()
     return ScoreReport(documents=docs, by=by)

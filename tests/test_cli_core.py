@@ -115,3 +115,14 @@ def _edit_gt(case: Path, change) -> None:
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_invalid_field_entry_is_caught_inline_and_in_the_forked_check(case, capsys, monkeypatch, parallel):
+    import gtkit.format.bundle as bundle_module
+
+    monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1 if parallel else 10**9)
+    _edit_gt(case, lambda g: g["fields"][3]["readings"][0].update(evidence=[{"page": 1, "box": [0.2, 0.2, 0.1, 0.3]}]))
+    code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
+    assert_one_line_error(code, err, "invalid gt.json: /fields/3/readings/0/evidence/0/box")
+    assert out == ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,38 +65,74 @@ _FIELDS = TypeAdapter(list[FieldEntry])
 FIELD_CHUNK = 4096
 
 
-def load_ground_truth(path: Path, on_fields: Callable[[list[FieldEntry]], None] | None = None) -> GroundTruth:
-    """Read and validate a gt.json file.
+PARALLEL_CHECK_MIN = 20_000  # field entries above which validation runs in a forked child
 
-    With `on_fields`, the field entries are validated in chunks and handed to it instead of being
-    kept (the returned model then has no fields): a long document's entries never all exist as
-    models at once, which keeps scoring a 200,000-cell truth within memory.
+
+class FieldCheck:
+    """Validation of raw field entries by the format models, in a forked child for long documents.
+
+    The caller goes on with the raw entries meanwhile (on the other core) and calls `result()`
+    before trusting anything it computed from them: it raises the models' first complaint.
+    Short documents, and platforms without fork, validate inline.
     """
-    if on_fields is None:
+
+    def __init__(self, fields: list[Any], path: Path):
+        self.path, self.pid, self.fd, self.error = path, 0, -1, None
+        if len(fields) < PARALLEL_CHECK_MIN or not hasattr(os, "fork"):
+            try:
+                validate_field_dicts(fields, path)
+            except GtkitError as e:
+                self.error = e
+            return
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: validate, report one line, leave without running any cleanup
+            message = b""
+            try:
+                validate_field_dicts(fields, path)
+            except GtkitError as e:
+                message = e.message.encode("utf-8", "replace")
+            except BaseException as e:  # noqa: BLE001 - whatever happens is reported to the parent
+                message = f"could not validate field entries: {e}".encode("utf-8", "replace")
+            os.write(write_end, message[:4000])
+            os._exit(0)
+        os.close(write_end)
+        self.pid, self.fd = pid, read_end
+
+    def result(self) -> None:
+        if self.pid:
+            with os.fdopen(self.fd, "rb") as f:
+                message = f.read().decode("utf-8")
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+            if message:
+                self.error = GtkitError(message, self.path)
+        if self.error is not None:
+            raise self.error
+
+
+def load_ground_truth(path: Path, *, raw_fields: bool = False) -> tuple[GroundTruth, list[Any] | None, FieldCheck | None]:
+    """Read and validate a gt.json file: (model, None, None).
+
+    With `raw_fields`, the field entries come back as parsed JSON with a `FieldCheck` running on
+    them, and the model holds none: a long document's entries never all exist as models, and their
+    validation overlaps the caller's work (scoring a 200,000-cell truth).
+    """
+    if not raw_fields:
         try:
             raw = Path(path).read_bytes()
         except FileNotFoundError:
             raise GtkitError("file not found", path) from None
         try:
-            return GroundTruth.model_validate_json(raw)
+            return GroundTruth.model_validate_json(raw), None, None
         except ValidationError:
-            return parse_ground_truth(read_json(path), path)
+            return parse_ground_truth(read_json(path), path), None, None
     data = read_json(path)
     fields = data.get("fields") if isinstance(data, dict) else None
     if not isinstance(fields, list):
-        return parse_ground_truth(data, path)  # raises the precise error
+        return parse_ground_truth(data, path), None, None  # raises the precise error
     gt = parse_ground_truth({**data, "fields": []}, path)
-    data = None
-    for start in range(0, len(fields), FIELD_CHUNK):
-        try:
-            entries = _FIELDS.validate_python(fields[start : start + FIELD_CHUNK])
-        except ValidationError as e:
-            first = e.errors()[0]
-            loc = ("fields", start + first["loc"][0], *first["loc"][1:])
-            raise GtkitError(f"invalid gt.json: {pointer_of(loc)}: {first['msg']}", path) from None
-        fields[start : start + FIELD_CHUNK] = [None] * len(entries)
-        on_fields(entries)
-    return gt
+    return gt, fields, FieldCheck(fields, path)
 
 
 def validate_field_dicts(fields: list[Any], path: Path | str) -> None:
@@ -177,6 +213,8 @@ class Bundle:
     path: Path
     gt: GroundTruth
     schema: dict[str, Any]
+    raw_fields: list[Any] | None = None  # with read_bundle(raw_fields=True): gt.fields is empty, these are
+    field_check: FieldCheck | None = None  # unvalidated until field_check.result() returns
 
     @property
     def pdf_path(self) -> Path:
@@ -187,19 +225,17 @@ class Bundle:
         return self.gt.doc_id
 
 
-def read_bundle(
-    path: Path, *, verify: bool = True, on_fields: Callable[[list[FieldEntry]], None] | None = None
-) -> Bundle:
+def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False) -> Bundle:
     """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json.
 
-    `on_fields` streams the field entries (see `load_ground_truth`)."""
+    `raw_fields` leaves the field entries as parsed JSON under a running check (see `load_ground_truth`)."""
     path = Path(path)
     if not path.is_dir():
         raise GtkitError("not a bundle folder (expected document.pdf, schema.json, gt.json)", path)
     for name in (GT_NAME, SCHEMA_NAME, PDF_NAME):
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
-    gt = load_ground_truth(path / GT_NAME, on_fields)
+    gt, fields, field_check = load_ground_truth(path / GT_NAME, raw_fields=raw_fields)
     from gtkit.schema import check_schema  # here, not at the top: gtkit.schema itself reads through gtkit.format
 
     schema = check_schema(read_json(path / SCHEMA_NAME), path / SCHEMA_NAME)
@@ -216,7 +252,7 @@ def read_bundle(
                 f"hash mismatch: gt.json records {gt.schema_.sha256[:12]}…, the schema is {schema_hash[:12]}…",
                 path / SCHEMA_NAME,
             )
-    return Bundle(path=path, gt=gt, schema=schema)
+    return Bundle(path=path, gt=gt, schema=schema, raw_fields=fields, field_check=field_check)
 
 
 def write_bundle_files(folder: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth) -> None:
