@@ -36,7 +36,8 @@ def render_evidence_png(bundle: Bundle, page_number: int, *, dpi: int = 110, lab
                         continue
                     dashes = None if reading_index == 0 else "[2] 0"
                     if ev.quad is not None:
-                        quad = pymupdf.Quad(*[pymupdf.Point(x * w, y * h) for x, y in ev.quad])
+                        tl, tr, br, bl = (pymupdf.Point(x * w, y * h) for x, y in ev.quad)
+                        quad = pymupdf.Quad(tl, tr, bl, br)  # PyMuPDF orders ul, ur, ll, lr
                         page.draw_quad(quad, color=color, width=0.8, dashes=dashes)
                     else:
                         for word in ev.words or []:
