@@ -188,14 +188,22 @@ class TruthCell(NamedTuple):
     def of_dict(cls, f: dict[str, Any]) -> TruthCell:
         """The same from a field entry as parsed JSON (validated separately, see `FieldCheck`)."""
         readings = f["readings"]
+        lens = f.get("leniencies")
+        lens = tuple(lens) if lens else ()
+        pending = f["trust"] == "pending"
+        if len(readings) == 1 and not readings[0].get("evidence"):  # the common case, kept cheap
+            return cls((readings[0]["value"],), lens, pending, (), _NO_PAGES)
         evidence = [ev for r in readings for ev in r.get("evidence") or ()]
         return cls(
             values=tuple(r["value"] for r in readings),
-            leniencies=tuple(f.get("leniencies") or ()),
-            pending=f["trust"] == "pending",
+            leniencies=lens,
+            pending=pending,
             boxes=tuple((ev["page"], tuple(ev["box"])) for ev in evidence if ev.get("box") is not None),
             pages=frozenset(ev["page"] for ev in evidence),
         )
+
+
+_NO_PAGES: frozenset[int] = frozenset()
 
 
 @dataclass
