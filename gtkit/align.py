@@ -146,9 +146,15 @@ def match_counts(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> np.ndarray:
     weights = np.zeros((len(ti), len(pj)), dtype=np.uint8)
     p_pos = {int(j): k for k, j in enumerate(pj)}
     t_pos = {int(i): k for k, i in enumerate(ti)}
+    n = len(ti)
     for c in range(enc.t_code.shape[1]):
         tc, pc = enc.t_code[ti, c], enc.p_code[pj, c]
-        hit = (tc[:, None] == pc[None, :]) & (tc >= 0)[:, None]
+        # rows without a single code get distinct negative codes, so plain equality never pairs them
+        tc = np.where(tc >= 0, tc, -1 - np.arange(n))
+        pc = np.where(pc >= 0, pc, -1 - n - np.arange(len(pc)))
+        hit = np.empty((n, len(pj)), dtype=bool)
+        for start in range(0, n, 256):  # row bands: the temporaries stay in cache
+            np.equal(tc[start : start + 256, None], pc[None, :], out=hit[start : start + 256])
         t_multi = {t_pos[i]: s for i, s in enc.t_multi[c].items() if i in t_pos}
         p_multi = {p_pos[j]: s for j, s in enc.p_multi[c].items() if j in p_pos}
         if t_multi or p_multi:

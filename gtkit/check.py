@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
@@ -94,6 +93,8 @@ def check_bundle(path: Path) -> list[Problem]:
         problems.append(Problem(g, "/schema/sha256", "does not match schema.json"))
     if sha256_file(pdf_file) != gt.document.sha256:
         problems.append(Problem(g, "/document/sha256", "does not match document.pdf"))
+    import pymupdf  # here: most commands that load this module never open a PDF
+
     try:
         with pymupdf.open(pdf_file) as doc:
             if doc.page_count != gt.document.pages:
