@@ -58,7 +58,7 @@ from gtkit.consensus.inputs import (
     read_run,
 )
 from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, Bundle, GroundTruth, index_bytes, index_entry
+from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry
 from gtkit.format.bundle import gt_bytes, parse_ground_truth
 from gtkit.format.io import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.format.models import LENIENCIES
@@ -414,16 +414,14 @@ def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth]) -> dict[str,
     tasks, scores = [], []
     for r in c.results:
         gt = gts[r.doc_id]
-        truth = score.Truth.from_gt(gt, c.schema) if hasattr(score, "score_truth") else None
-        bundle = Bundle(path=stage / r.doc_id, gt=gt, schema=c.schema)
+        truth = score.Truth.from_gt(gt, c.schema)
         for s in sorted(c.inputs.runs[r.doc_id]):
             cites = c.citations.get(r.doc_id, {}).get(s) or None
             predicted = c.outputs.get(r.doc_id, {}).get(s)
             if predicted is None:
                 predicted = read_run(c.inputs.runs[r.doc_id][s])
             tasks.append((r.doc_id, s))
-            scores.append(score.score_truth(truth, predicted, cites) if truth is not None
-                          else score.score_prediction(bundle, predicted, cites))
+            scores.append(score.score_truth(truth, predicted, cites))
     per_system: dict[str, list] = defaultdict(list)
     for (_, s), doc_score in zip(tasks, scores):
         per_system[s].append(doc_score)
