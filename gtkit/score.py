@@ -524,7 +524,12 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
         truth = Truth.read(folder)
         if index_doc_id is not None and truth.doc_id != index_doc_id:
             raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}", folder)
-        loaded = load_prediction(pred_dir, truth.doc_id)
+        try:
+            loaded = load_prediction(pred_dir, truth.doc_id)
+        except BaseException:
+            if truth.field_check is not None:
+                truth.field_check.abandon()
+            raise
         if loaded is None:
             docs.append(missing_prediction(truth))
         else:

@@ -126,3 +126,16 @@ def test_invalid_field_entry_is_caught_inline_and_in_the_forked_check(case, caps
     code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
     assert_one_line_error(code, err, "invalid gt.json: /fields/3/readings/0/evidence/0/box")
     assert out == ""
+
+
+def test_forked_field_check_is_reaped_when_the_run_fails_first(case, capsys, monkeypatch):
+    import os
+
+    import gtkit.format.bundle as bundle_module
+
+    monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)
+    (case / "pred" / "inv.json").write_text("{oops")
+    code, _, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
+    assert_one_line_error(code, err, "malformed JSON")
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind

@@ -7,8 +7,10 @@ into place, refusing to replace existing output unless `force`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -98,6 +100,15 @@ class FieldCheck:
             os._exit(0)
         os.close(write_end)
         self.pid, self.fd = pid, read_end
+
+    def abandon(self) -> None:
+        """Stop and reap the child when the caller fails for another reason first."""
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.fd)
+            self.pid = 0
 
     def result(self) -> None:
         if self.pid:
@@ -236,6 +247,17 @@ def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False) ->
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
     gt, fields, field_check = load_ground_truth(path / GT_NAME, raw_fields=raw_fields)
+    try:
+        schema = _verified_schema(path, gt, verify)
+    except BaseException:
+        if field_check is not None:
+            field_check.abandon()
+        raise
+    return Bundle(path=path, gt=gt, schema=schema, raw_fields=fields, field_check=field_check)
+
+
+def _verified_schema(path: Path, gt: GroundTruth, verify: bool) -> dict[str, Any]:
+    """The bundle's task schema, checked as a JSON Schema; with `verify`, both recorded hashes checked."""
     from gtkit.schema import check_schema  # here, not at the top: gtkit.schema itself reads through gtkit.format
 
     schema = check_schema(read_json(path / SCHEMA_NAME), path / SCHEMA_NAME)
@@ -252,7 +274,7 @@ def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False) ->
                 f"hash mismatch: gt.json records {gt.schema_.sha256[:12]}…, the schema is {schema_hash[:12]}…",
                 path / SCHEMA_NAME,
             )
-    return Bundle(path=path, gt=gt, schema=schema, raw_fields=fields, field_check=field_check)
+    return schema
 
 
 def write_bundle_files(folder: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth) -> None:
