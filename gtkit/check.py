@@ -70,8 +70,8 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Problem]]:
         return None, [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
 
 
-def check_bundle(path: Path) -> list[Problem]:
-    """Every problem of one bundle folder."""
+def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
+    """Every problem of one bundle folder (`doc_id`: what the dataset index calls it)."""
     path = Path(path)
     gt_file, schema_file, pdf_file = path / GT_NAME, path / SCHEMA_NAME, path / PDF_NAME
     problems: list[Problem] = []
@@ -84,6 +84,8 @@ def check_bundle(path: Path) -> list[Problem]:
     if gt is None:
         return problems
     g = str(gt_file)
+    if doc_id is not None and gt.doc_id != doc_id:
+        problems.append(Problem(g, "/doc_id", f"{gt.doc_id!r}, dataset.jsonl says {doc_id!r}"))
 
     try:
         schema = check_schema(read_json(schema_file), schema_file)
@@ -133,8 +135,8 @@ def check_bundle(path: Path) -> list[Problem]:
     return problems
 
 
-def check_path(path: Path) -> tuple[int, list[Problem]]:
-    """(number of bundles checked, problems) for a bundle or a whole dataset."""
+def check_path(path: Path, progress: Callable[[int, int], None] | None = None) -> tuple[int, list[Problem]]:
+    """(number of bundles checked, problems) for a bundle or a whole dataset; `progress(done, total)` per bundle."""
     path = Path(path)
     if not path.exists():
         raise GtkitError("not found", path)
@@ -143,13 +145,10 @@ def check_path(path: Path) -> tuple[int, list[Problem]]:
     except GtkitError as e:
         return 0, [Problem(e.path or str(path / INDEX_NAME), "", e.message)]
     problems: list[Problem] = []
-    for doc_id, folder in dirs:
-        found = check_bundle(folder)
-        if doc_id is not None and not found:
-            gt_doc_id = read_json(folder / GT_NAME).get("doc_id")
-            if gt_doc_id != doc_id:
-                found.append(Problem(str(folder / GT_NAME), "/doc_id", f"{gt_doc_id!r}, dataset.jsonl says {doc_id!r}"))
-        problems.extend(found)
+    for done, (doc_id, folder) in enumerate(dirs, 1):
+        problems.extend(check_bundle(folder, doc_id=doc_id))
+        if progress is not None:
+            progress(done, len(dirs))
     return len(dirs), problems
 
 

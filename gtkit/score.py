@@ -21,7 +21,7 @@ grounded <= page-grounded <= correct values.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from pathlib import Path
@@ -513,14 +513,16 @@ class ScoreReport:
         }
 
 
-def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> ScoreReport:
-    """Score a prediction folder against a bundle or a dataset."""
+def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
+               progress: Callable[[int, int], None] | None = None) -> ScoreReport:
+    """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document."""
     if by is not None and by not in SLICE_AXES:
         raise GtkitError(f"unknown slice axis {by!r} (choose from {', '.join(SLICE_AXES)})")
     if not Path(pred_dir).is_dir():
         raise GtkitError("prediction folder not found", pred_dir)
     docs = []
-    for index_doc_id, folder in iter_bundle_dirs(gt):
+    folders = list(iter_bundle_dirs(gt))
+    for index_doc_id, folder in folders:
         truth = Truth.read(folder)
         if index_doc_id is not None and truth.doc_id != index_doc_id:
             raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}", folder)
@@ -535,4 +537,6 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
         else:
             docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
         truth.confirm()
+        if progress is not None:
+            progress(len(docs), len(folders))
     return ScoreReport(documents=docs, by=by)

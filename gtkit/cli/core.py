@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from gtkit.cli import app
+from gtkit.cli.progress import progress_bar
 from gtkit.errors import GtkitError
 
 
@@ -15,7 +16,8 @@ def check(path: Path = typer.Argument(..., help="A bundle folder or a dataset fo
     """Validate bundles: format, hashes, schema, one entry per leaf, pages and boxes in range."""
     from gtkit.check import check_path
 
-    checked, problems = check_path(path)
+    with progress_bar("check") as progress:
+        checked, problems = check_path(path, progress)
     for problem in problems:
         typer.echo(str(problem))
     if problems:
@@ -63,7 +65,8 @@ def score(
 
     from gtkit.score import score_path
 
-    report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20)
+    with progress_bar("score") as progress:
+        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, progress=progress)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=1))
         return

@@ -8,6 +8,7 @@ import typer
 
 import gtkit.degrade  # noqa: F401  (registers the degrade check for `gtkit check`)
 from gtkit.cli import app
+from gtkit.cli.progress import progress_bar
 
 
 @app.command()
@@ -25,29 +26,9 @@ def degrade(
     """Re-capture bundles as scans: image-only PDF, boxes moved by each page's homography."""
     from gtkit.degrade import degrade as run
 
-    bar = None
-    task = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar, task
-        if total <= 1:
-            return
-        if bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            bar = Progress(TextColumn("degrade"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                           console=Console(stderr=True))
-            bar.start()
-            task = bar.add_task("pages", total=total)
-        bar.update(task, completed=done)
-
-    try:
+    with progress_bar("degrade") as progress:
         folders = run(source, out, recipe=recipe, seed=seed, dpi=dpi, replay=replay, force=force, workers=workers,
                       progress=progress)
-    finally:
-        if bar is not None:
-            bar.stop()
     typer.echo(f"wrote {len(folders)} bundle(s): {out}")
 
 

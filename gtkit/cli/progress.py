@@ -1,0 +1,31 @@
+"""One progress bar for long commands, on stderr, shown only when there is more than one step."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+
+@contextlib.contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+    """Yield `update(done, total)`; the bar appears on the first update with total > 1 and stops on exit."""
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        if total <= 1:
+            return
+        if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            state["bar"] = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                    console=Console(stderr=True), transient=False)
+            state["bar"].start()
+            state["task"] = state["bar"].add_task(label, total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
