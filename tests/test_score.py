@@ -215,7 +215,7 @@ def test_score_cli_json_has_one_entry_per_document(tmp_path):
     result = CliRunner().invoke(app, ["score", "--gt", str(tmp_path / "ds"), "--pred", str(tmp_path / "pred"),
                                       "--by", "task", "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert [d["doc_id"] for d in out["documents"]] == ["a", "b"]
     assert out["documents"][0]["value"]["f1"] == 1.0 and out["documents"][1]["prediction"] == "missing"
     assert out["overall"]["value_f1"] == pytest.approx(0.5)
