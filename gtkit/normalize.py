@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -155,17 +155,32 @@ def lenient_keys(value: Any, leniencies: Iterable[str]) -> frozenset[Key]:
     return frozenset({value_key(value)})
 
 
+def cell_keys(values: tuple[Any, ...] | list[Any], leniencies: tuple[str, ...] = ()) -> Hashable:
+    """The key a cell compares as, or a frozenset where it can match several: the exact keys of its
+    readings, or, under declared leniencies, their lenient keys (tagged, so the two never mix).
+
+    Lenient keys alone suffice under leniencies because equal exact keys always share a lenient key.
+    """
+    if not leniencies:
+        if len(values) == 1:
+            return value_key(values[0])
+        keys = frozenset(value_key(v) for v in values)
+    else:
+        keys = frozenset(("L", leniencies, k) for v in values for k in lenient_keys(v, leniencies))
+    return next(iter(keys)) if len(keys) == 1 else keys
+
+
+def keys_match(a: Hashable, b: Hashable) -> bool:
+    """Two cells match when their keys intersect."""
+    if isinstance(a, frozenset):
+        return not a.isdisjoint(b) if isinstance(b, frozenset) else b in a
+    return a in b if isinstance(b, frozenset) else a == b
+
+
 def accepts(readings: Iterable[Any], predicted: Any, leniencies: Iterable[str] = ()) -> bool:
     """OR-acceptance: the prediction matches any reading exactly, or (failing that) under the leniencies."""
-    readings = list(readings)
-    pk = value_key(predicted)
-    if any(value_key(r) == pk for r in readings):
-        return True
-    lens = tuple(leniencies)
-    if not lens:
-        return False
-    pks = lenient_keys(predicted, lens)
-    return any(not pks.isdisjoint(lenient_keys(r, lens)) for r in readings)
+    lens = tuple(sorted(set(leniencies)))
+    return keys_match(cell_keys(tuple(readings), lens), cell_keys((predicted,), lens))
 
 
 # --- consensus comparators (x-comparator) ---------------------------------------------------

@@ -92,7 +92,6 @@ def _types(s: dict[str, Any]) -> set[str]:
 class _Compiler:
     def __init__(self, root: dict[str, Any]):
         self.root = root
-        self.by_ref: dict[str, Node] = {}
 
     def deref(self, s: dict[str, Any], seen: tuple[str, ...] = ()) -> dict[str, Any]:
         while isinstance(s, dict) and "$ref" in s:
@@ -189,10 +188,6 @@ def guess_node(value: Any) -> Node:
     if isinstance(value, list):
         return Node("scalar_list", {})
     return Node("scalar", {})
-
-
-def leaf_pointers(schema: dict[str, Any], instance: Any) -> list[str]:
-    return [p for p, _, _ in iter_leaves(compile_schema(schema), instance)]
 
 
 def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:

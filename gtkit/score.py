@@ -33,7 +33,7 @@ from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs
 from gtkit.format.bundle import FieldCheck
 from gtkit.format.io import read_json
 from gtkit.geometry import iou
-from gtkit.normalize import lenient_keys, value_key
+from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
 
 IOU_THRESHOLD = 0.5
@@ -87,18 +87,6 @@ class DocumentScore:
         }
 
 
-def _cell_keys(values: tuple[Any, ...] | list[Any], lens: tuple[str, ...]) -> Hashable:
-    """The key a cell compares as (a frozenset where it can match several): exact keys of its
-    readings, or, under declared leniencies, their lenient keys (tagged so the two never mix)."""
-    if not lens:
-        if len(values) == 1:
-            return value_key(values[0])
-        keys = frozenset(value_key(v) for v in values)
-    else:
-        keys = frozenset(("L", lens, k) for v in values for k in lenient_keys(v, lens))
-    return next(iter(keys)) if len(keys) == 1 else keys
-
-
 class _KeyMemo:
     """Cell keys of string values computed once per distinct (string, leniencies): long lists repeat values."""
 
@@ -110,9 +98,9 @@ class _KeyMemo:
             memo_key = (values[0], lens)
             key = self.memo.get(memo_key)
             if key is None:
-                key = self.memo[memo_key] = _cell_keys(values, lens)
+                key = self.memo[memo_key] = cell_keys(values, lens)
             return key
-        return _cell_keys(values, lens)
+        return cell_keys(values, lens)
 
     def pred(self, value: Any, column_lens: list[tuple[str, ...]]) -> Hashable:
         if len(column_lens) == 1:
@@ -120,19 +108,13 @@ class _KeyMemo:
         return _pred_keys(value, column_lens)
 
 
-def _keys_match(a: Hashable, b: Hashable) -> bool:
-    if isinstance(a, frozenset):
-        return not a.isdisjoint(b) if isinstance(b, frozenset) else b in a
-    return a in b if isinstance(b, frozenset) else a == b
-
-
 def _pred_keys(value: Any, column_lens: list[tuple[str, ...]]) -> Hashable:
     """A predicted cell's keys under every leniency set its column's truth cells declare."""
     if len(column_lens) == 1:
-        return _cell_keys([value], column_lens[0])
+        return cell_keys([value], column_lens[0])
     keys: set = set()
     for lens in column_lens:
-        k = _cell_keys([value], lens)
+        k = cell_keys([value], lens)
         keys.update(k if isinstance(k, frozenset) else (k,))
     return frozenset(keys)
 
@@ -326,7 +308,7 @@ class _DocumentScorer:
             if self._pending(t_ptr):
                 return
             readings, lens, entry = self._truth(node, t_ptr, truth)
-            correct = _keys_match(_cell_keys(readings, lens), _cell_keys([pred], lens))
+            correct = keys_match(cell_keys(readings, lens), cell_keys([pred], lens))
             self.cell(entry, correct, p_ptr)
 
     def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
@@ -363,7 +345,7 @@ class _DocumentScorer:
                 _, entry, pending = truth_cells[i][c]
                 if not pending:
                     pred_pointer = f"{p_ptr}/{j}{suffixes[c]}" if self.citations else ""
-                    self.cell(entry, _keys_match(truth_cols[c][i], pred_cols[c][j]), pred_pointer)
+                    self.cell(entry, keys_match(truth_cols[c][i], pred_cols[c][j]), pred_pointer)
             for tokens, sub in nested:
                 self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)), _ptr(p_ptr, (j, *tokens)))
         for i, record in enumerate(truth):
