@@ -277,7 +277,7 @@ class _DocumentScorer:
 
     def truth_only(self, node: Node, value: Any, pointer: str) -> None:
         """Cells of an expected record with no predicted partner: recall denominators only."""
-        for leaf_ptr, leaf_node, leaf_value in iter_leaves(node, value, pointer):
+        for leaf_ptr, _, _ in iter_leaves(node, value, pointer):
             if self._pending(leaf_ptr):
                 continue
             self.value.n_truth += 1
