@@ -96,3 +96,18 @@ def test_null_reading_with_evidence_is_invalid():
 
     with pytest.raises(ValidationError):
         Reading(value=None, evidence=[Evidence(page=1)])
+
+
+def test_outputs_get_ordinary_permissions_not_private_temp_ones(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
+        write_bundle(tmp_path / "b", pdf=pdf, schema=INVOICE_SCHEMA, gt=gt)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "b").stat().st_mode) == 0o755
+    for name in ("document.pdf", "schema.json", "gt.json"):
+        assert stat.S_IMODE((tmp_path / "b" / name).stat().st_mode) == 0o644, name

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from gtkit.format.models import Evidence, FieldEntry, Reading
+from gtkit.format.models import Evidence
 from gtkit.geometry import transform_boxes, transform_quad
 
 
@@ -49,15 +50,13 @@ def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
     )
 
 
-def transform_fields(fields: Sequence[FieldEntry], homographies: Sequence[np.ndarray]) -> list[FieldEntry]:
-    """Every field with every evidence entry moved by the homography of its page: entry e of page p becomes
-    `transform_evidence(e, H_p)` (quad = H_p · corners, box = clamp(bbox(quad)), words likewise);
-    values, leniencies and trust are unchanged."""
-    out = []
-    for f in fields:
-        readings = [
-            Reading(value=r.value, evidence=[transform_evidence(e, homographies[e.page - 1]) for e in r.evidence])
-            for r in f.readings
-        ]
-        out.append(FieldEntry(path=f.path, readings=readings, leniencies=list(f.leniencies), trust=f.trust))
-    return out
+def transform_field_dict(f: dict[str, Any], homographies: Sequence[np.ndarray]) -> dict[str, Any]:
+    """A field entry (as parsed JSON) with every evidence entry moved by the homography of its page:
+    entry e of page p becomes `transform_evidence(e, H_p)` (quad = H_p · corners, box = clamp(bbox(quad)),
+    words likewise); values, leniencies and trust are unchanged. Key order is the format's."""
+    readings = []
+    for r in f["readings"]:
+        moved = [transform_evidence(Evidence.model_validate(e), homographies[e["page"] - 1]).model_dump(mode="json")
+                 for e in r.get("evidence") or ()]
+        readings.append({"value": r["value"], "evidence": moved})
+    return {"path": f["path"], "readings": readings, "leniencies": list(f.get("leniencies") or ()), "trust": f["trust"]}

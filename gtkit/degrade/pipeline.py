@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gtkit import __version__
-from gtkit.degrade.boxes import transform_fields
+from gtkit.degrade.boxes import transform_field_dict
 from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
 from gtkit.errors import GtkitError
 from gtkit.format import (
@@ -37,10 +37,9 @@ from gtkit.format import (
     index_entry,
     is_dataset,
     iter_bundle_dirs,
-    gt_bytes,
-    read_bundles,
+    read_bundle,
 )
-from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_truth
+from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_truth, validate_field_dicts, write_gt_json
 from gtkit.format.io import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.geometry import page_homography
 from gtkit.rng import generator
@@ -147,9 +146,12 @@ def _init_worker() -> None:
 
 @dataclass
 class Job:
-    """One bundle to degrade: its parent, the recipe and seed, and every page's plan."""
+    """One bundle to degrade: where its parent is, the recipe and seed, and every page's plan.
 
-    bundle: Bundle
+    The parent is loaded again when its turn to be written comes, so a dataset of long documents
+    never sits in memory all at once."""
+
+    source: Path  # the parent bundle's folder
     recipe: Recipe
     seed: int
     dpi: int
@@ -157,6 +159,10 @@ class Job:
     parent: ParentRef
     page_sizes: list[tuple[float, float]]
     plans: list[dict[str, Any]]
+
+    @property
+    def pdf_path(self) -> Path:
+        return self.source / PDF_NAME
 
     def parameters(self) -> dict[str, Any]:
         return {"version": PARAMETERS_VERSION, "dpi": self.dpi, "recipe": self.recipe.record(), "pages": self.plans}
@@ -264,17 +270,25 @@ def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float
         raise GtkitError(f"record has {len(plans)} pages, the parent has {len(sizes)}", where)
     for i, plan in enumerate(plans, 1):
         _check_plan(plan, i, where)
-    return Job(bundle=bundle, recipe=recipe, seed=int(prov.seed or 0), dpi=dpi,
+    return Job(source=bundle.path, recipe=recipe, seed=int(prov.seed or 0), dpi=dpi,
                doc_id=degraded_doc_id(bundle.doc_id, recipe.name, int(prov.seed or 0)), parent=parent,
                page_sizes=sizes, plans=plans)
 
 
+def _read_parent(folder: Path) -> Bundle:
+    """A parent bundle with its field entries as parsed JSON, validated by the format models."""
+    bundle = read_bundle(folder, raw_fields=True)
+    assert bundle.field_check is not None
+    bundle.field_check.result()
+    return bundle
+
+
 def _check_evidence_pages(bundle: Bundle, pages: int) -> None:
-    for i, f in enumerate(bundle.gt.fields):
-        for reading in f.readings:
-            for ev in reading.evidence:
-                if ev.page > pages:
-                    raise GtkitError(f"/fields/{i} ({f.path}) cites page {ev.page} of a {pages}-page document",
+    for i, f in enumerate(bundle.raw_fields or ()):
+        for reading in f["readings"]:
+            for ev in reading.get("evidence") or ():
+                if ev["page"] > pages:
+                    raise GtkitError(f"/fields/{i} ({f['path']}) cites page {ev['page']} of a {pages}-page document",
                                      bundle.path / GT_NAME)
 
 
@@ -290,13 +304,14 @@ def prepare(
     source = Path(source)
     if source.is_file():
         raise GtkitError("is a file; expected a bundle folder or a dataset folder", source)
-    bundles = read_bundles(source)
-    if not bundles:
+    folders = [folder for _, folder in iter_bundle_dirs(source)]
+    if not folders:
         raise GtkitError("the dataset holds no bundles", source)
     jobs: list[Job] = []
     if replay is not None:
         records = _replay_records(Path(replay))
-        for b in bundles:
+        for folder in folders:
+            b = _read_parent(folder)
             prov = records.get(b.doc_id)
             if prov is None:
                 raise GtkitError(f"no record for parent doc_id {b.doc_id!r}", replay)
@@ -320,13 +335,14 @@ def prepare(
     dpi = DEFAULT_DPI if dpi is None else int(dpi)
     if not 36 <= dpi <= 1200:
         raise GtkitError(f"--dpi must be within [36, 1200], got {dpi}")
-    for b in bundles:
+    for folder in folders:
+        b = _read_parent(folder)
         sizes = open_parent_pdf(b.pdf_path)
         if len(sizes) != b.gt.document.pages:
             raise GtkitError(f"gt.json says {b.gt.document.pages} pages, the PDF has {len(sizes)}", b.pdf_path)
         _check_evidence_pages(b, len(sizes))
         plans = [plan_page(rec, seed, b.doc_id, i + 1, sizes[i], dpi) for i in range(len(sizes))]
-        jobs.append(Job(bundle=b, recipe=rec, seed=seed, dpi=dpi, doc_id=degraded_doc_id(b.doc_id, rec.name, seed),
+        jobs.append(Job(source=b.path, recipe=rec, seed=seed, dpi=dpi, doc_id=degraded_doc_id(b.doc_id, rec.name, seed),
                         parent=parent_ref(b), page_sizes=sizes, plans=plans))
     return jobs, is_dataset(source)
 
@@ -334,7 +350,7 @@ def prepare(
 def _tasks(jobs: list[Job]) -> Iterator[tuple[str, int, int, dict[str, Any], str, int]]:
     for job in jobs:
         for i, plan in enumerate(job.plans):
-            yield (str(job.bundle.pdf_path), i, job.dpi, plan, job.recipe.output.format, job.recipe.output.quality)
+            yield (str(job.pdf_path), i, job.dpi, plan, job.recipe.output.format, job.recipe.output.quality)
 
 
 def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
@@ -346,10 +362,17 @@ def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
         yield from pool.map(render_page, _tasks(jobs), chunksize=1)
 
 
-def degraded_ground_truth(job: Job, pdf_sha256: str) -> GroundTruth:
-    """The child's gt.json: parent values, schema and fields with moved boxes; P1 added; provenance recorded."""
-    gt = job.bundle.gt
+def degraded_ground_truth(job: Job, parent: Bundle, pdf_sha256: str) -> tuple[GroundTruth, list[dict[str, Any]]]:
+    """The child's gt.json as (envelope, field entries): parent values, schema and tags, P1 added, provenance
+    recorded; every field entry with its boxes moved (`transform_field_dict`), validated by the format models.
+
+    The parent's entries are transformed one by one in place, so a long document's entries exist once."""
+    gt = parent.gt
     hs = [np.asarray(p["geometry"]["homography"], dtype=float) for p in job.plans]
+    fields = parent.raw_fields if parent.raw_fields is not None else [f.model_dump(mode="json") for f in gt.fields]
+    for i, f in enumerate(fields):
+        fields[i] = transform_field_dict(f, hs)
+    validate_field_dicts(fields, parent.path / GT_NAME)
     perception = list(gt.tags.perception)
     if PERCEPTION_TAG not in perception:
         perception.append(PERCEPTION_TAG)
@@ -362,8 +385,8 @@ def degraded_ground_truth(job: Job, pdf_sha256: str) -> GroundTruth:
                               parent=job.parent, gtkit=__version__, created=None, parameters=job.parameters()),
         tags=tags,
         expected=gt.expected,
-        fields=transform_fields(gt.fields, hs),
-    )
+        fields=[],
+    ), fields
 
 
 def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False, workers: int = 1,
@@ -391,11 +414,13 @@ def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False
                             progress(done, total)
                 finally:
                     writer.close()
-                gt = degraded_ground_truth(job, sha256_file(folder / PDF_NAME))
-                write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(job.bundle.schema, indent=2), force=True)
-                write_bytes_atomic(folder / GT_NAME, gt_bytes(gt), force=True)
+                parent = _read_parent(job.source)
+                gt, fields = degraded_ground_truth(job, parent, sha256_file(folder / PDF_NAME))
+                write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(parent.schema, indent=2), force=True)
+                write_gt_json(folder / GT_NAME, {**gt.to_json_dict(), "fields": fields}, force=True)
                 folders.append(Path(out) / job.doc_id if dataset else Path(out))
-                entries.append(index_entry(job.doc_id, job.doc_id, gt))
+                entries.append(index_entry(job.doc_id, job.doc_id, gt, cells=len(fields)))
+                del parent, fields
         finally:
             rendered.close()
         if dataset:

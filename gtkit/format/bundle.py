@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import signal
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from gtkit.errors import GtkitError
 from gtkit.format.io import (
     canonical_sha256,
     dumps_json,
+    new_temp_file,
     read_json,
     read_jsonl,
     sha256_file,
@@ -207,7 +207,7 @@ def write_gt_json(path: Path, gt: dict[str, Any], *, force: bool = False) -> Non
     path = Path(path)
     if path.exists() and not force:
         raise GtkitError("already exists (use --force to overwrite)", path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = new_temp_file(path.parent, path.name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.writelines(gt_json_chunks(gt))

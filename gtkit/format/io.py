@@ -20,6 +20,20 @@ from typing import Any
 from gtkit.errors import GtkitError
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def new_temp_file(folder: Path, name: str) -> tuple[int, str]:
+    """A temporary file beside `name` in `folder`, with the permissions a plain open() would give it
+    (mkstemp alone makes it private, and the rename would carry that to the output)."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~_umask())
+    return fd, tmp
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -62,7 +76,7 @@ def write_bytes_atomic(path: Path, data: bytes, *, force: bool = False) -> None:
     if path.exists() and not force:
         raise GtkitError("already exists (use --force to overwrite)", path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = new_temp_file(path.parent, path.name)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -89,6 +103,7 @@ def staged_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
         raise GtkitError("output already exists (use --force to overwrite)", target)
     target.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    os.chmod(stage, 0o777 & ~_umask())
     try:
         yield stage
     except BaseException:
