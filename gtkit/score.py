@@ -135,6 +135,15 @@ def _scalar_columns(node: Node, prefix: tuple[str, ...] = ()) -> tuple[list, lis
     return scalars, records
 
 
+def _free_form_record(truth: list[Any], pred: list[Any]) -> Node:
+    """A record node for an array whose items the schema does not describe: the union of the keys
+    either side uses, each typed by the first non-null value (a key a record lacks is a null there)."""
+    records = [r for r in (*truth, *pred) if isinstance(r, dict)]
+    keys = dict.fromkeys(k for r in records for k in r)
+    sample = {k: next((r[k] for r in records if r.get(k) is not None), None) for k in keys}
+    return Node("object", {}, props={k: guess_node(v) for k, v in sample.items()})
+
+
 def _get(value: Any, tokens: tuple[str, ...]) -> Any:
     for t in tokens:
         if not isinstance(value, dict):
@@ -313,8 +322,8 @@ class _DocumentScorer:
 
     def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
         assert node.item is not None
-        item = node.item
-        scalars, nested = _scalar_columns(item) if item.props else ([], [])
+        item = node.item if node.item.props else _free_form_record(truth, pred)
+        scalars, nested = _scalar_columns(item)
         suffixes = ["".join("/" + escape_token(t) for t in tokens) for tokens, _ in scalars]
         truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
         truth_cols: list[list[Hashable]] = [[] for _ in scalars]
@@ -331,12 +340,9 @@ class _DocumentScorer:
         for c, (tokens, _) in enumerate(scalars):
             column_lens = sorted({row[c][0] for row in truth_cells}) or [()]
             pred_cols.append([keys.pred(_get(r, tokens), column_lens) for r in pred])
-        if item.props:
-            alignment = align_rows(truth_cols, pred_cols, len(truth), len(pred), memory_budget=self.memory_budget)
-            pairs = alignment.pairs
-            self.approximate |= alignment.approximate
-        else:  # records without declared sub-fields: nothing to pair them by
-            pairs = []
+        alignment = align_rows(truth_cols, pred_cols, len(truth), len(pred), memory_budget=self.memory_budget)
+        pairs = alignment.pairs
+        self.approximate |= alignment.approximate
         matched_t, matched_p = set(), set()
         for i, j in pairs:
             matched_t.add(i)

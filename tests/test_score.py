@@ -220,3 +220,12 @@ def test_score_cli_json_has_one_entry_per_document(tmp_path):
     assert out["documents"][0]["value"]["f1"] == 1.0 and out["documents"][1]["prediction"] == "missing"
     assert out["overall"]["value_f1"] == pytest.approx(0.5)
     assert out["slices"]["T1"]["docs"] == 2
+
+
+def test_records_the_schema_does_not_describe_still_pair_by_their_keys():
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object"}}}}
+    rows = [{"id": "1", "city": "Austin"}, {"id": "2", "city": "Boston"}, {"id": "3"}]
+    b = bundle({"rows": rows}, schema)
+    assert value(b, {"rows": rows}).f1 == 1.0
+    v = value(b, {"rows": [{"id": "3"}, {"id": "2", "city": "Boston"}, {"id": "1", "city": "Dallas"}]})
+    assert (v.correct, v.n_pred, v.n_truth) == (5, 6, 6)
