@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from gtkit.cli import app
+from gtkit.cli.progress import progress_bar
 
 
 @app.command()
@@ -24,8 +25,9 @@ def consensus(
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
     from gtkit.consensus.build import run_consensus
 
-    rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family,
-                        do_rescore=not no_rescore)
+    with progress_bar("consensus") as progress:
+        rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family,
+                            do_rescore=not no_rescore, progress=progress)
     t = rep["totals"]
     typer.echo(f"{rep['documents']} document(s), {t['cells']} cells: {t['agreed']} agreed, {t['pending']} pending; "
                f"{t['queued']} queued, {t['to_draw']} boxes to draw -> {out}")

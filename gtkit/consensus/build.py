@@ -22,6 +22,7 @@ import json
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,7 @@ class Consensus:
 
 
 def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Path, *,
-            citing: str | None = None) -> Consensus:
+            citing: str | None = None, progress: Callable[[int, int], None] | None = None) -> Consensus:
     schema = load_schema(schema_path)
     root = compile_schema(schema)
     h = canonical_sha256(schema)
@@ -154,6 +155,8 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
 
         classify_document(result, text)
         results.append(result)
+        if progress is not None:
+            progress(len(results), len(inputs.docs))
     c = Consensus(schema=schema, schema_sha256=h, systems=systems, inputs=inputs, citing=citing_sys,
                   results=results, infos=infos, citations=cits, dropped_citations=dict(dropped),
                   missing_runs=missing, outputs=all_outputs)
@@ -562,7 +565,8 @@ def jsonl(items: list[dict]) -> bytes:
 
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
-                  citing: str | None = None, family: str | None = None, do_rescore: bool = True) -> dict[str, Any]:
+                  citing: str | None = None, family: str | None = None, do_rescore: bool = True,
+                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     if Path(out).exists() and not force:
         raise GtkitError("output already exists (use --force to overwrite)", out)
     # Millions of small, acyclic objects: the cyclic collector would rescan them again and
@@ -570,7 +574,7 @@ def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path
     enabled = gc.isenabled()
     gc.disable()
     try:
-        c = compute(schema, docs, runs, systems, citing=citing)
+        c = compute(schema, docs, runs, systems, citing=citing, progress=progress)
         return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore)
     finally:
         if enabled:
