@@ -4,7 +4,9 @@ The family's layout is re-planned from the bundle's own `expected` (layout depen
 only on it), the PDF's words are read back and matched, the mechanical checks run
 (every value found exactly once on the page the records say, nothing clipped,
 nothing overlapping, fonts embedded), and the evidence found must equal the
-evidence recorded in gt.json, field by field.
+evidence recorded in gt.json, field by field. A family that may split records
+(`allow_split`) also has the number of split records recorded in
+`provenance.parameters.split_records`, checked against the layout.
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
     found: list[SynthProblem] = []
     fields = build_fields(bundle.schema, gt.expected, located.evidence, found)
     problems = [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
+    if family.allow_split:  # how many records the layout split is recorded with the run's parameters
+        recorded_splits = (gt.provenance.parameters or {}).get("split_records")
+        if recorded_splits != len(plan.split_records):
+            problems.append(Problem(g, "/provenance/parameters/split_records",
+                                    f"gt.json says {recorded_splits!r} records were split, the layout splits {len(plan.split_records)}"))
     recorded = {f.path: (i, f) for i, f in enumerate(gt.fields)}
     for entry in fields:
         at = recorded.get(entry["path"])

@@ -105,8 +105,11 @@ def _load(folder: Path) -> Family:
         raise GtkitError(f"orientation must be portrait or landscape, not {orientation!r}", toml_path)
     if orientation == "landscape":
         size = (size[1], size[0])
-    if meta.get("allow_split", False):
-        raise GtkitError("allow_split = true is not supported yet: records are never split", toml_path)
+    allow_split = meta.get("allow_split", False)
+    if not isinstance(allow_split, bool):
+        raise GtkitError(f"allow_split must be true or false, not {allow_split!r}", toml_path)
+    if allow_split and renderer != "columns":
+        raise GtkitError(f"allow_split = true needs renderer 'columns' (a {renderer} row is one line, never split)", toml_path)
     schema_path = folder / "schema.json"
     schema = check_schema(read_json(schema_path), schema_path)
     records_field = meta.get("records_field")
@@ -132,6 +135,7 @@ def _load(folder: Path) -> Family:
         schema_version=str(meta.get("schema_version", "1.0.0")),
         tags=dict(meta.get("tags", {})),
         layout=layout,
+        allow_split=allow_split,
     )
 
 

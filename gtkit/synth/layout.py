@@ -4,7 +4,16 @@ Every record is laid out as a block whose height is measured with the font
 metrics that draw it (`reportlab.pdfbase.pdfmetrics.stringWidth` through
 `fonts.Measure`); blocks are packed into columns (renderer `columns`) or table
 rows (renderer `table`) and pages by that measured size. A record is never split
-across a column or page; a page ends only when the next record does not fit.
+across a column or page unless its family sets `allow_split = true` (renderer
+`columns` only); a page ends only when the next record does not fit.
+
+With `allow_split`, a block that does not fit in the rest of a column is cut
+between two of its lines that share no field (never inside one field's wrapped
+lines), as low as the column allows, and the rest continues at the top of the next
+column (or page) under a continuation marker, "(continued) {name}" by default
+(`[columns] continued`), printed in the regular font. The marker is chrome: it
+belongs to the record's part for ordering and clipping, but it is no value and
+never evidence. A column then ends early only when not even the next field fits.
 Page chrome (running header, caption, column headers, "Page x of y") is laid out
 on every page and drawn before the page's records.
 
@@ -67,16 +76,36 @@ class PagePlan:
     header_items: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Part:
+    """One piece of a record's block in one column: the whole record, or a part of a split record."""
+
+    record: int
+    index: int  # 0 for the first part; a continuation (index > 0) starts with the marker
+    page: int  # 0-based
+    column: int
+    region: tuple[float, float, float, float]  # the part's box, the marker included
+    head: float  # height of its first field lines that cannot be cut (the marker excluded)
+
+
 @dataclass
 class Plan:
     page_size: tuple[float, float]
     content: tuple[float, float, float, float]  # the margin box every word must stay inside
     pages: list[PagePlan]
     body_items: list[Item]
-    record_pages: list[int]  # page (0-based) of each record
-    record_heights: list[float]  # measured height of each record's block (points, gap excluded)
+    record_pages: list[int]  # page (0-based) of each record (of its first part, when it is split)
+    record_heights: list[float]  # measured height of each record's block (points, gap and marker excluded)
     body_box: tuple[float, float, float, float]
     fonts: dict[str, str]
+    parts: list[Part] = field(default_factory=list)  # renderer columns: every part, in drawing order
+    split_records: frozenset[int] = frozenset()  # records drawn in more than one part
+
+    def record_page_set(self, record: int) -> set[int]:
+        """The pages (0-based) a record's values and marker may be on."""
+        if record in self.split_records:
+            return {it.page for it in self.body_items if it.record == record}
+        return {self.record_pages[record]}
 
 
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -227,8 +256,9 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
     content, body_box = _geometry(family)
     records = expected.get(family.records_field) or []
     context = {k: v for k, v in expected.items() if k != family.records_field}
+    parts: list[Part] = []
     if family.renderer == "columns":
-        pages, items, rec_pages, heights = _columns(family, records, fonts, body_box)
+        pages, items, rec_pages, heights, parts = _columns(family, records, fonts, body_box)
     else:
         pages, items, rec_pages, heights = _table(family, records, fonts, body_box)
     total = len(pages)
@@ -237,11 +267,34 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
         _chrome(family, context, fonts, p, total, content, chrome)
         pp.chrome_runs, pp.chrome_items = chrome.chrome_runs, chrome.chrome_items
         pp.rules = chrome.rules + pp.rules
-    return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts)
+    split = frozenset(p.record for p in parts if p.index > 0)
+    return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts, parts, split)
 
 
 def _record_pointer(family: Family, index: int, name: str) -> str:
     return f"/{escape_token(family.records_field)}/{index}/{escape_token(name)}"
+
+
+def _marker_template(family: Family, spec: dict[str, Any]) -> list[tuple[bool, str]]:
+    """`[columns] continued` as [(is_field, text)]: a placeholder names a record field and stands alone."""
+    first = spec["lines"][0][0]
+    template = spec.get("continued", "(continued) {" + first + "}")
+    where = "layout.toml [columns] continued"
+    if not isinstance(template, str) or not template.split():
+        raise GtkitError(f"{where} must be a non-empty text (the continuation marker of a split record)")
+    fields = family.record_schema.get("properties", {})
+    out: list[tuple[bool, str]] = []
+    for tok in template.split():
+        m = _PLACEHOLDER.match(tok)
+        if m is None:
+            if "{" in tok or "}" in tok:
+                raise GtkitError(f"{where}: a placeholder must stand alone between spaces, got {tok!r}")
+            out.append((False, tok))
+        elif m.group(1) not in fields:
+            raise GtkitError(f"{where}: placeholder {{{m.group(1)}}} is not a field of the records")
+        else:
+            out.append((True, m.group(1)))
+    return out
 
 
 def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
@@ -257,12 +310,48 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
     col_w = (x1 - x0 - gutter * (n_cols - 1)) / n_cols
     wrapper = _Wrapper(font, size)
     pad = (leading - size) / 2 + ASCENT * size
+    allow_split = family.allow_split
+    if allow_split:
+        marker = _marker_template(family, spec)
+        mfont = fonts[spec.get("continued_font", "regular")]
+        mwrapper = _Wrapper(mfont, size)
 
     pages: list[PagePlan] = [PagePlan()]
     items: list[Item] = []
     rec_pages: list[int] = []
     heights: list[float] = []
+    parts: list[Part] = []
     col, y = 0, top
+
+    def next_column() -> None:
+        nonlocal col, y
+        col += 1
+        y = top
+        if col == n_cols:
+            col = 0
+            pages[-1].end_item = len(items)
+            pages.append(PagePlan(first_item=len(items)))
+
+    def draw(r: int, lines: list[tuple[str, list[tuple[str | None, str, float]]]], index: int, head: float) -> None:
+        """Draw the lines (font, runs) of one part of record r at the top of what is left of the column."""
+        page = len(pages) - 1
+        cx = x0 + col * (col_w + gutter)
+        region = (cx, y, cx + col_w, y + len(lines) * leading)
+        pp = pages[-1]
+        last_ptr: object = _NOTHING
+        for li, (lfont, line) in enumerate(lines):
+            base = y + li * leading + pad
+            for ptr, text, off in line:
+                pp.body_runs.append(Run(cx + off, base, lfont, size, text))
+                if ptr == last_ptr:
+                    it = items[-1]
+                    it.text += " " + text
+                    it.chars += "".join(text.split())
+                else:
+                    items.append(Item(ptr, text, r, region, page))
+                    last_ptr = ptr
+        parts.append(Part(r, index, page, col, region, head))
+
     for r, rec in enumerate(records):
         block: list[list[tuple[str | None, str, float]]] = []
         for names in line_specs:
@@ -273,37 +362,45 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
                     segs.append((_record_pointer(family, r, name), text))
             if segs:
                 block.extend(wrapper.lines(segs, col_w))
-        h = len(block) * leading
+        n = len(block)
+        h = n * leading
         if h > bottom - top:
             raise GtkitError(f"record {r} needs {h:.0f} pt, more than a whole column ({bottom - top:.0f} pt)")
-        if y + h > bottom:
-            col += 1
-            y = top
-            if col == n_cols:
-                col = 0
-                pages[-1].end_item = len(items)
-                pages.append(PagePlan(first_item=len(items)))
-        page = len(pages) - 1
-        cx = x0 + col * (col_w + gutter)
-        region = (cx, y, cx + col_w, y + h)
-        pp = pages[-1]
-        last_ptr = None
-        for li, line in enumerate(block):
-            base = y + li * leading + pad
-            for ptr, text, off in line:
-                pp.body_runs.append(Run(cx + off, base, font, size, text))
-                if ptr == last_ptr:
-                    it = items[-1]
-                    it.text += " " + text
-                    it.chars += "".join(text.split())
-                else:
-                    items.append(Item(ptr, text, r, region, page))
-                    last_ptr = ptr
-        rec_pages.append(page)
+        rec_pages.append(-1)
         heights.append(h)
-        y += h + gap
+        # the lines after which the block may be cut: the two lines share no field
+        cuts = [k for k in range(1, n) if allow_split
+                and not {o for o, _, _ in block[k - 1]} & {o for o, _, _ in block[k]}] + [n]
+        start, index = 0, 0
+        while True:
+            head = (next(k for k in cuts if k > start) - start) * leading
+            mark: list[tuple[str, list[tuple[str | None, str, float]]]] = []
+            if index:
+                words = [_leaf_text(family, v, rec.get(v)) if is_field else v for is_field, v in marker]
+                text = " ".join(w for w in words if w)
+                mark = [(mfont, line) for line in mwrapper.lines([(None, text)], col_w)]
+            rest = [(font, line) for line in block[start:]]
+            if (index == 0 and y == top) or y + (len(mark) + n - start) * leading <= bottom:  # the rest fits
+                if index == 0:
+                    rec_pages[r] = len(pages) - 1
+                draw(r, mark + rest, index, head)
+                y += (len(mark) + n - start) * leading + gap
+                break
+            fit = [k for k in cuts[:-1] if k > start and y + (len(mark) + k - start) * leading <= bottom]
+            if fit:  # cut as low as the column allows; the rest goes on in the next column
+                k = fit[-1]
+                if index == 0:
+                    rec_pages[r] = len(pages) - 1
+                draw(r, mark + rest[: k - start], index, head)
+                start, index = k, index + 1
+            elif y == top:
+                raise GtkitError(f"record {r} cannot be cut between two fields to fit a column ({bottom - top:.0f} pt)")
+            next_column()
     pages[-1].end_item = len(items)
-    return pages, items, rec_pages, heights
+    return pages, items, rec_pages, heights, parts
+
+
+_NOTHING = object()
 
 
 def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):

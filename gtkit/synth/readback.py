@@ -13,8 +13,11 @@ Page numbers, boxes, per-word boxes and quotes come from the PDF words alone.
 The plan supplies only the text and order of what must be there, and the region
 (column or cell) each value must stay inside, for the clipping check.
 
+A split record's continuation marker (family `allow_split`) is an item without a
+pointer: its words are consumed in order like chrome and never become evidence.
+
 Mechanical checks made here, all from the PDF: every value found exactly once and
-on the page the records say; no word outside the page margins or outside its
+on the page the records say (a record on one page unless the plan split it); no word outside the page margins or outside its
 column/cell; no two words overlapping; every font embedded.
 """
 
@@ -54,6 +57,8 @@ class Located:
 
 def describe(item: Item) -> str:
     if item.pointer is None:
+        if item.record is not None:
+            return f"continuation marker of record {item.record} ({item.text!r})"
         return f"chrome text {item.text!r}"
     parts = item.pointer.strip("/").split("/")
     if item.record is not None and len(parts) >= 3:
@@ -194,7 +199,7 @@ def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Loc
                 if item.page != p:
                     problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
                 seen = record_page.setdefault(item.record, p)
-                if seen != p:
+                if seen != p and item.record not in plan.split_records:  # a split record: each item's page is checked
                     problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
             if item.pointer is not None:
                 if end == k + 1:
