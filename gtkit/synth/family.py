@@ -3,7 +3,9 @@
 A family folder holds:
 
 - `family.toml`: name, description, tags on the five axes, renderer, page size and
-  orientation, default record count, the schema property that holds the records;
+  orientation, default record count, the schema property that holds the records,
+  and `allow_split` (renderer `columns` only: a record block may be cut between two
+  fields' lines, its continuation marked);
 - `schema.json`: the task's JSON Schema (a description on every field);
 - `generator.py`: `generate_records(rng, n)` and optionally `generate_context(rng)`
   (the document-level values such as a case number), drawing only from `rng`;

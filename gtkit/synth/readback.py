@@ -212,6 +212,8 @@ def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Loc
                     quote = " ".join(texts[k:end])
                 ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote}
                 if item.record is not None:
+                    if item.pointer in evidence:  # a record value is drawn once, never in two pieces
+                        problems.append(SynthProblem(item.pointer, f"page {p + 1}: {describe(item)} is printed more than once"))
                     evidence[item.pointer] = [ev]
                 else:
                     evidence.setdefault(item.pointer, []).append(ev)
