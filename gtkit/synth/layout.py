@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from gtkit.errors import GtkitError
 from gtkit.schema import escape_token
@@ -76,8 +76,7 @@ class PagePlan:
     header_items: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     """One piece of a record's block in one column: the whole record, or a part of a split record."""
 
     record: int
@@ -311,6 +310,7 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
     wrapper = _Wrapper(font, size)
     pad = (leading - size) / 2 + ASCENT * size
     allow_split = family.allow_split
+    marker, mfont, mwrapper = [], font, wrapper
     if allow_split:
         marker = _marker_template(family, spec)
         mfont = fonts[spec.get("continued_font", "regular")]
@@ -332,15 +332,16 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
             pages[-1].end_item = len(items)
             pages.append(PagePlan(first_item=len(items)))
 
-    def draw(r: int, lines: list[tuple[str, list[tuple[str | None, str, float]]]], index: int, head: float) -> None:
-        """Draw the lines (font, runs) of one part of record r at the top of what is left of the column."""
+    def draw(r: int, mark: list, lines: list[list[tuple[str | None, str, float]]], index: int, head: float) -> None:
+        """Draw one part of record r (marker lines, then block lines) at the top of what is left of the column."""
         page = len(pages) - 1
         cx = x0 + col * (col_w + gutter)
-        region = (cx, y, cx + col_w, y + len(lines) * leading)
+        region = (cx, y, cx + col_w, y + (len(mark) + len(lines)) * leading)
         pp = pages[-1]
         last_ptr: object = _NOTHING
-        for li, (lfont, line) in enumerate(lines):
+        for li, line in enumerate(mark + lines if mark else lines):
             base = y + li * leading + pad
+            lfont = mfont if li < len(mark) else font
             for ptr, text, off in line:
                 pp.body_runs.append(Run(cx + off, base, lfont, size, text))
                 if ptr == last_ptr:
@@ -369,21 +370,20 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
         rec_pages.append(-1)
         heights.append(h)
         # the lines after which the block may be cut: the two lines share no field
-        cuts = [k for k in range(1, n) if allow_split
-                and not {o for o, _, _ in block[k - 1]} & {o for o, _, _ in block[k]}] + [n]
+        cuts = [n]
+        if allow_split:
+            cuts = [k for k in range(1, n) if not {o for o, _, _ in block[k - 1]} & {o for o, _, _ in block[k]}] + [n]
         start, index = 0, 0
         while True:
-            head = (next(k for k in cuts if k > start) - start) * leading
-            mark: list[tuple[str, list[tuple[str | None, str, float]]]] = []
+            head = ((next(k for k in cuts if k > start) if start else cuts[0]) - start) * leading
+            mark: list[list[tuple[str | None, str, float]]] = []
             if index:
                 words = [_leaf_text(family, v, rec.get(v)) if is_field else v for is_field, v in marker]
-                text = " ".join(w for w in words if w)
-                mark = [(mfont, line) for line in mwrapper.lines([(None, text)], col_w)]
-            rest = [(font, line) for line in block[start:]]
+                mark = mwrapper.lines([(None, " ".join(w for w in words if w))], col_w)
             if (index == 0 and y == top) or y + (len(mark) + n - start) * leading <= bottom:  # the rest fits
                 if index == 0:
                     rec_pages[r] = len(pages) - 1
-                draw(r, mark + rest, index, head)
+                draw(r, mark, block[start:] if start else block, index, head)
                 y += (len(mark) + n - start) * leading + gap
                 break
             fit = [k for k in cuts[:-1] if k > start and y + (len(mark) + k - start) * leading <= bottom]
@@ -391,7 +391,7 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
                 k = fit[-1]
                 if index == 0:
                     rec_pages[r] = len(pages) - 1
-                draw(r, mark + rest[: k - start], index, head)
+                draw(r, mark, block[start:k], index, head)
                 start, index = k, index + 1
             elif y == top:
                 raise GtkitError(f"record {r} cannot be cut between two fields to fit a column ({bottom - top:.0f} pt)")
