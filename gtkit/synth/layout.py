@@ -5,7 +5,9 @@ metrics that draw it (`reportlab.pdfbase.pdfmetrics.stringWidth` through
 `fonts.Measure`); blocks are packed into columns (renderer `columns`) or table
 rows (renderer `table`) and pages by that measured size. A record is never split
 across a column or page unless its family sets `allow_split = true` (renderer
-`columns` only); a page ends only when the next record does not fit.
+`columns` only); a page ends only when the next record does not fit. Page chrome
+(running header, caption, column headers, "Page x of y") is laid out on every page
+and drawn before the page's records.
 
 With `allow_split`, a block that does not fit in the rest of a column is cut
 between two of its lines that share no field (never inside one field's wrapped
@@ -14,8 +16,8 @@ column (or page) under a continuation marker, "(continued) {name}" by default
 (`[columns] continued`), printed in the regular font. The marker is chrome: it
 belongs to the record's part for ordering and clipping, but it is no value and
 never evidence. A column then ends early only when not even the next field fits.
-Page chrome (running header, caption, column headers, "Page x of y") is laid out
-on every page and drawn before the page's records.
+The plan records every part (`Plan.parts`) and the page of every value
+(`Item.page`), so the checks stay exact for split records.
 
 The plan holds, in drawing order, every *item*: one value occurrence (a JSON
 Pointer into `expected`) or one literal piece of chrome, with the characters it
@@ -99,12 +101,6 @@ class Plan:
     fonts: dict[str, str]
     parts: list[Part] = field(default_factory=list)  # renderer columns: every part, in drawing order
     split_records: frozenset[int] = frozenset()  # records drawn in more than one part
-
-    def record_page_set(self, record: int) -> set[int]:
-        """The pages (0-based) a record's values and marker may be on."""
-        if record in self.split_records:
-            return {it.page for it in self.body_items if it.record == record}
-        return {self.record_pages[record]}
 
 
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -313,6 +309,8 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
     marker, mfont, mwrapper = [], font, wrapper
     if allow_split:
         marker = _marker_template(family, spec)
+        if spec.get("continued_font", "regular") not in fonts:
+            raise GtkitError(f"layout.toml [columns] continued_font {spec['continued_font']!r} is not a key of [fonts]")
         mfont = fonts[spec.get("continued_font", "regular")]
         mwrapper = _Wrapper(mfont, size)
 
@@ -379,7 +377,7 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
             mark: list[list[tuple[str | None, str, float]]] = []
             if index:
                 words = [_leaf_text(family, v, rec.get(v)) if is_field else v for is_field, v in marker]
-                mark = mwrapper.lines([(None, " ".join(w for w in words if w))], col_w)
+                mark = mwrapper.lines([(None, " ".join(w for w in words if w) or "(continued)")], col_w)
             if (index == 0 and y == top) or y + (len(mark) + n - start) * leading <= bottom:  # the rest fits
                 if index == 0:
                     rec_pages[r] = len(pages) - 1
