@@ -207,6 +207,9 @@ class Truth:
     expected: Any
     cells: dict[str, TruthCell]
     field_check: FieldCheck | None = None
+    # truth-side keys of each records array, kept so that scoring several systems against one truth
+    # (consensus re-score) computes them once
+    rows_cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
@@ -243,6 +246,7 @@ class Truth:
 class _DocumentScorer:
     def __init__(self, truth: Truth, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
         self.fields = truth.cells
+        self.truth_rows_cache = truth.rows_cache
         self.citations = citations
         self.memory_budget = memory_budget
         self.value, self.page, self.word = Counts(), Counts(), Counts()
@@ -320,14 +324,11 @@ class _DocumentScorer:
             correct = keys_match(cell_keys(readings, lens), cell_keys([pred], lens))
             self.cell(entry, correct, p_ptr)
 
-    def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
-        assert node.item is not None
-        item = node.item if node.item.props else _free_form_record(truth, pred)
-        scalars, nested = _scalar_columns(item)
-        suffixes = ["".join("/" + escape_token(t) for t in tokens) for tokens, _ in scalars]
+    def _truth_rows(self, item: Node, scalars: list, suffixes: list[str], truth: list[Any], t_ptr: str,
+                    keys: _KeyMemo) -> tuple[list[list[tuple[tuple[str, ...], TruthCell | None, bool]]], list[list[Hashable]]]:
+        """Per truth record and column: (leniencies, truth cell, pending), and the columns' cell keys."""
         truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
         truth_cols: list[list[Hashable]] = [[] for _ in scalars]
-        keys = _KeyMemo()
         for i, record in enumerate(truth):
             row = []
             for c, (tokens, col_node) in enumerate(scalars):
@@ -336,6 +337,21 @@ class _DocumentScorer:
                 row.append((lens, entry, pending))
                 truth_cols[c].append(("pending",) if pending else keys.cell(readings, lens))
             truth_cells.append(row)
+        return truth_cells, truth_cols
+
+    def records(self, node: Node, truth: list[Any], pred: list[Any], t_ptr: str, p_ptr: str) -> None:
+        assert node.item is not None
+        item = node.item if node.item.props else _free_form_record(truth, pred)
+        scalars, nested = _scalar_columns(item)
+        suffixes = ["".join("/" + escape_token(t) for t in tokens) for tokens, _ in scalars]
+        keys = _KeyMemo()
+        if node.item.props:  # the truth side depends on the truth alone: computed once per Truth
+            cached = self.truth_rows_cache.get(t_ptr)
+            if cached is None:
+                cached = self.truth_rows_cache[t_ptr] = self._truth_rows(item, scalars, suffixes, truth, t_ptr, keys)
+            truth_cells, truth_cols = cached
+        else:
+            truth_cells, truth_cols = self._truth_rows(item, scalars, suffixes, truth, t_ptr, keys)
         pred_cols = []
         for c, (tokens, _) in enumerate(scalars):
             column_lens = sorted({row[c][0] for row in truth_cells}) or [()]

@@ -132,3 +132,17 @@ def test_peel_pairs_identical_rows_once_each():
     assert al.peeled == 2
     assert sorted(i for i, _ in al.pairs) == [0, 1]
     _ = list(itertools.chain(al.pairs))
+
+
+@SETTINGS
+@given(doc, doc, doc)
+def test_scoring_several_predictions_against_one_truth_is_independent(expected, pred_a, pred_b):
+    from gtkit.score import Truth, score_truth
+
+    b = _bundle(expected)
+    shared = Truth.from_gt(b.gt, b.schema)
+    for pred in (pred_a, pred_b, pred_a):
+        fresh = score_prediction(b, pred)
+        again = score_truth(shared, pred)
+        assert (again.value.correct, again.value.n_pred, again.value.n_truth) == \
+            (fresh.value.correct, fresh.value.n_pred, fresh.value.n_truth)
