@@ -28,7 +28,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.bundle import pointer_of
+from gtkit.format.bundle import FIELD_CHUNK, FIELD_ENTRIES, pointer_of
 from gtkit.format.io import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
 from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
@@ -46,6 +46,8 @@ class Problem:
 
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
+"""A pipeline's check gets the bundle with its field entries as validated, parsed JSON in `raw_fields`
+(`gt.fields` is empty: a long document's entries are never all built as models)."""
 _PIPELINE_CHECKS: dict[str, PipelineCheck] = {}
 
 
@@ -54,20 +56,39 @@ def register_pipeline_check(pipeline: str, check: PipelineCheck) -> None:
     _PIPELINE_CHECKS[pipeline] = check
 
 
-def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Problem]]:
+MAX_FIELD_PROBLEMS = 200
+
+
+def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Problem]]:
+    """(envelope without fields, field entries as parsed JSON, problems). Entries are validated by the
+    format models in chunks, every complaint reported, and never all kept as models at once."""
     f = str(gt_path)
     try:
         data = read_json(gt_path)
     except GtkitError as e:
-        return None, [Problem(f, "", e.message)]
+        return None, [], [Problem(f, "", e.message)]
     if not isinstance(data, dict):
-        return None, [Problem(f, "", "expected a JSON object")]
+        return None, [], [Problem(f, "", "expected a JSON object")]
     if data.get("format") != FORMAT_VERSION:
-        return None, [Problem(f, "/format", f"unknown format version {data.get('format')!r}")]
+        return None, [], [Problem(f, "/format", f"unknown format version {data.get('format')!r}")]
+    fields = data.get("fields")
+    problems: list[Problem] = []
     try:
-        return GroundTruth.model_validate(data), []
+        gt = GroundTruth.model_validate({**data, "fields": []})
     except ValidationError as e:
-        return None, [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
+        gt = None
+        problems += [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
+    if not isinstance(fields, list):
+        return None, [], problems + [Problem(f, "/fields", "must be a list of field entries")]
+    for start in range(0, len(fields), FIELD_CHUNK):
+        try:
+            FIELD_ENTRIES.validate_python(fields[start : start + FIELD_CHUNK])
+        except ValidationError as e:
+            problems += [Problem(f, pointer_of(("fields", start + err["loc"][0], *err["loc"][1:])), err["msg"])
+                         for err in e.errors()]
+        if len(problems) >= MAX_FIELD_PROBLEMS:
+            break
+    return (None if problems else gt), fields, problems
 
 
 def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
@@ -80,7 +101,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
             problems.append(Problem(str(f), "", "missing"))
     if problems:
         return problems
-    gt, problems = _parse_gt(gt_file)
+    gt, fields, problems = _parse_gt(gt_file)
     if gt is None:
         return problems
     g = str(gt_file)
@@ -108,21 +129,21 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
     leaves = {p: v for p, _, v in iter_leaves(compile_schema(schema), gt.expected)}
-    counts = Counter(f.path for f in gt.fields)
-    for i, entry in enumerate(gt.fields):
-        where = f"/fields/{i}"
-        if counts[entry.path] > 1:
-            problems.append(Problem(g, where, f"{entry.path} has {counts[entry.path]} field entries"))
-        if entry.path not in leaves:
-            problems.append(Problem(g, where, f"{entry.path} is not a leaf of expected"))
-        elif value_key(entry.readings[0].value) != value_key(leaves[entry.path]):
-            problems.append(Problem(g, where, f"first reading differs from expected at {entry.path}"))
-        for r, reading in enumerate(entry.readings):
-            for e, ev in enumerate(reading.evidence):
+    counts = Counter(f["path"] for f in fields)
+    for i, entry in enumerate(fields):
+        where, path_ = f"/fields/{i}", entry["path"]
+        if counts[path_] > 1:
+            problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
+        if path_ not in leaves:
+            problems.append(Problem(g, where, f"{path_} is not a leaf of expected"))
+        elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
+            problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
+        for r, reading in enumerate(entry["readings"]):
+            for e, ev in enumerate(reading.get("evidence") or ()):
                 at = f"{where}/readings/{r}/evidence/{e}"
-                if ev.page > gt.document.pages:
-                    problems.append(Problem(g, at + "/page", f"page {ev.page} of a {gt.document.pages}-page document"))
-                for w, word in enumerate(ev.words or []):
+                if ev["page"] > gt.document.pages:
+                    problems.append(Problem(g, at + "/page", f"page {ev['page']} of a {gt.document.pages}-page document"))
+                for w, word in enumerate(ev.get("words") or ()):
                     if not (word[0] < word[2] and word[1] < word[3]):
                         problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
     for pointer in leaves:
@@ -131,7 +152,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
 
     check = _PIPELINE_CHECKS.get(gt.provenance.pipeline)
     if check is not None and not problems:
-        problems.extend(check(Bundle(path=path, gt=gt, schema=schema)))
+        problems.extend(check(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
     return problems
 
 

@@ -139,3 +139,15 @@ def test_forked_field_check_is_reaped_when_the_run_fails_first(case, capsys, mon
     assert_one_line_error(code, err, "malformed JSON")
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
+def test_check_reports_every_invalid_field_entry(case, capsys):
+    def break_two(g):
+        g["fields"][0]["readings"][0]["evidence"][0]["box"] = [0.5, 0.5, 0.4, 0.6]
+        g["fields"][5]["trust"] = "guessed"
+
+    _edit_gt(case, break_two)
+    code, out, _ = run(["check", str(case / "ds")], capsys)
+    assert code == 1
+    assert "#/fields/0/readings/0/evidence/0/box:" in out
+    assert "#/fields/5/trust:" in out

@@ -35,16 +35,17 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
                 ok = False
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
-    for i, f in enumerate(gt.fields):
-        for r, reading in enumerate(f.readings):
-            for e, ev in enumerate(reading.evidence):
+    for i, f in enumerate(bundle.field_dicts()):
+        for r, reading in enumerate(f["readings"]):
+            for e, ev in enumerate(reading.get("evidence") or ()):
                 at = f"/fields/{i}/readings/{r}/evidence/{e}"
-                if ev.box is not None and ev.quad is None:
+                box, quad = ev.get("box"), ev.get("quad")
+                if box is not None and quad is None:
                     problems.append(Problem(g, at + "/quad", "a degraded box needs its quad"))
-                if ev.box is not None and ev.quad is not None:
-                    q = np.asarray(ev.quad, dtype=float)
+                if box is not None and quad is not None:
+                    q = np.asarray(quad, dtype=float)
                     want = np.clip([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], 0.0, 1.0)
-                    if np.abs(np.asarray(ev.box) - want).max() > TOLERANCE:
+                    if np.abs(np.asarray(box) - want).max() > TOLERANCE:
                         problems.append(Problem(g, at + "/box", "is not the axis-aligned box around its quad"))
     with pymupdf.open(bundle.path / PDF_NAME) as doc:
         for page in doc:

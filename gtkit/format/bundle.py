@@ -63,7 +63,7 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
         raise GtkitError(f"invalid gt.json: {validation_message(e)}", path) from None
 
 
-_FIELDS = TypeAdapter(list[FieldEntry])
+FIELD_ENTRIES = TypeAdapter(list[FieldEntry])
 FIELD_CHUNK = 4096
 
 
@@ -150,7 +150,7 @@ def validate_field_dicts(fields: list[Any], path: Path | str) -> None:
     """Validate field entries given as plain dicts, in chunks, keeping no models (for writers of long documents)."""
     for start in range(0, len(fields), FIELD_CHUNK):
         try:
-            _FIELDS.validate_python(fields[start : start + FIELD_CHUNK])
+            FIELD_ENTRIES.validate_python(fields[start : start + FIELD_CHUNK])
         except ValidationError as e:
             first = e.errors()[0]
             loc = ("fields", start + first["loc"][0], *first["loc"][1:])
@@ -230,6 +230,12 @@ class Bundle:
     @property
     def pdf_path(self) -> Path:
         return self.path / PDF_NAME
+
+    def field_dicts(self) -> list[dict[str, Any]]:
+        """The field entries as JSON objects: the parsed ones when the bundle was read raw, else dumped."""
+        if self.raw_fields is not None:
+            return self.raw_fields
+        return [f.model_dump(mode="json") for f in self.gt.fields]
 
     @property
     def doc_id(self) -> str:

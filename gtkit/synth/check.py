@@ -21,6 +21,11 @@ from gtkit.synth.pipeline import build_fields
 from gtkit.synth.readback import SynthProblem, locate
 
 
+def _evidence_json(e: dict) -> dict:
+    """An evidence entry with every key the format defines, in its order (absent keys are null)."""
+    return {k: e.get(k) for k in ("page", "box", "words", "quad", "quote")}
+
+
 def check_synth_bundle(bundle: Bundle) -> list[Problem]:
     g = str(bundle.path / GT_NAME)
     pdf_file = str(bundle.path / PDF_NAME)
@@ -47,13 +52,13 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         if recorded_splits != len(plan.split_records):
             problems.append(Problem(g, "/provenance/parameters/split_records",
                                     f"gt.json says {recorded_splits!r} records were split, the layout splits {len(plan.split_records)}"))
-    recorded = {f.path: (i, f) for i, f in enumerate(gt.fields)}
+    recorded = {f["path"]: (i, f) for i, f in enumerate(bundle.field_dicts())}
     for entry in fields:
         at = recorded.get(entry["path"])
         if at is None:
             continue  # the core check reports leaves without an entry
         i, f = at
-        have = [e.model_dump(mode="json") for e in f.readings[0].evidence]
+        have = [_evidence_json(e) for e in f["readings"][0].get("evidence") or ()]
         want = entry["readings"][0]["evidence"]
         if have != want:
             problems.append(Problem(g, f"/fields/{i}", f"evidence of {entry['path']} differs from what the PDF shows "
