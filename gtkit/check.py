@@ -28,7 +28,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.bundle import FIELD_CHUNK, FIELD_ENTRIES, pointer_of
+from gtkit.format.bundle import field_entry_errors, pointer_of
 from gtkit.format.io import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
 from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
@@ -80,12 +80,8 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
         problems += [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
     if not isinstance(fields, list):
         return None, [], problems + [Problem(f, "/fields", "must be a list of field entries")]
-    for start in range(0, len(fields), FIELD_CHUNK):
-        try:
-            FIELD_ENTRIES.validate_python(fields[start : start + FIELD_CHUNK])
-        except ValidationError as e:
-            problems += [Problem(f, pointer_of(("fields", start + err["loc"][0], *err["loc"][1:])), err["msg"])
-                         for err in e.errors()]
+    for pointer, message in field_entry_errors(fields):
+        problems.append(Problem(f, pointer, message))
         if len(problems) >= MAX_FIELD_PROBLEMS:
             break
     return (None if problems else gt), fields, problems

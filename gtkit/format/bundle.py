@@ -146,15 +146,21 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False) -> tuple[GroundTr
     return gt, fields, FieldCheck(fields, path)
 
 
-def validate_field_dicts(fields: list[Any], path: Path | str) -> None:
-    """Validate field entries given as plain dicts, in chunks, keeping no models (for writers of long documents)."""
+def field_entry_errors(fields: list[Any]) -> Iterator[tuple[str, str]]:
+    """(JSON Pointer into gt.json, message) for every way the field entries fail the format models,
+    validated in chunks that are dropped at once, so a long document's entries never all become models."""
     for start in range(0, len(fields), FIELD_CHUNK):
         try:
             FIELD_ENTRIES.validate_python(fields[start : start + FIELD_CHUNK])
         except ValidationError as e:
-            first = e.errors()[0]
-            loc = ("fields", start + first["loc"][0], *first["loc"][1:])
-            raise GtkitError(f"invalid gt.json: {pointer_of(loc)}: {first['msg']}", path) from None
+            for err in e.errors():
+                yield pointer_of(("fields", start + err["loc"][0], *err["loc"][1:])), err["msg"]
+
+
+def validate_field_dicts(fields: list[Any], path: Path | str) -> None:
+    """Raise the first complaint of the format models about field entries given as plain dicts."""
+    for pointer, message in field_entry_errors(fields):
+        raise GtkitError(f"invalid gt.json: {pointer}: {message}", path)
 
 
 def gt_json_chunks(gt: dict[str, Any]) -> Iterator[str]:
