@@ -17,4 +17,4 @@ demo: $(STAMP)
 	$(VENV)/bin/gtkit demo --out out/demo --force
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest

@@ -28,8 +28,9 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.bundle import field_entry_errors, pointer_of
-from gtkit.format.io import canonical_sha256, read_json, sha256_file
+from gtkit.format.bundle import field_entry_errors
+from gtkit.typed import pointer_of
+from gtkit.fileio import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
 from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
 

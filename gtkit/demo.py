@@ -20,7 +20,7 @@ from gtkit.check import check_path
 from gtkit.degrade import degrade
 from gtkit.errors import GtkitError
 from gtkit.format import INDEX_NAME, index_bytes, index_entry, read_bundle
-from gtkit.format.io import staged_dir, write_bytes_atomic, write_json_atomic
+from gtkit.fileio import staged_dir, write_bytes_atomic, write_json_atomic
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, record_arrays
 from gtkit.score import ScoreReport, score_path

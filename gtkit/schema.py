@@ -19,14 +19,11 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_json
+from gtkit.fileio import read_json
+from gtkit.typed import escape_token
 
 Kind = Literal["scalar", "scalar_list", "object", "records"]
 COMPARATORS = ("string", "case", "date", "boolean", "number", "phone")
-
-
-def escape_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def unescape_token(token: str) -> str:

@@ -26,7 +26,7 @@ import pymupdf
 
 from gtkit import __version__
 from gtkit.format import DocumentInfo, FieldEntry, GroundTruth, Provenance, Reading, SchemaInfo, Tags, write_bundle
-from gtkit.format.io import canonical_sha256, sha256_bytes
+from gtkit.fileio import canonical_sha256, sha256_bytes
 
 FIELDS = ["owner", "address", "city", "state", "property_type", "amount", "holder", "year"]
 SCHEMA = {

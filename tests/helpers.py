@@ -19,7 +19,7 @@ from gtkit.format import (
     Tags,
     write_bundle,
 )
-from gtkit.format.io import canonical_sha256, sha256_bytes
+from gtkit.fileio import canonical_sha256, sha256_bytes
 from gtkit.schema import compile_schema, iter_leaves
 
 PAGE_W, PAGE_H = 612.0, 792.0

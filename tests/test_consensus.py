@@ -25,7 +25,7 @@ from gtkit.consensus.engine import (
     walk_document,
 )
 from gtkit.format import read_bundles
-from gtkit.format.io import canonical_sha256
+from gtkit.fileio import canonical_sha256
 from gtkit.schema import compile_schema
 
 SCHEMA: dict[str, Any] = {

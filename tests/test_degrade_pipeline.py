@@ -15,7 +15,7 @@ from gtkit.check import check_bundle
 from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.format import read_bundle, write_bundle
-from gtkit.format.io import sha256_bytes, sha256_file
+from gtkit.fileio import sha256_bytes, sha256_file
 from gtkit.geometry import apply_homography, box_corners
 from test_degrade_support import make_clean, make_clean_bundle
 

@@ -20,7 +20,7 @@ from gtkit.format import (
     Tags,
     write_bundle,
 )
-from gtkit.format.io import canonical_sha256, sha256_bytes
+from gtkit.fileio import canonical_sha256, sha256_bytes
 
 PAGE_W, PAGE_H = 612.0, 792.0
 

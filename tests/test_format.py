@@ -9,7 +9,7 @@ import pytest
 
 from gtkit.errors import GtkitError
 from gtkit.format import gt_bytes, read_bundle, read_bundles, write_bundle
-from gtkit.format.io import write_bytes_atomic
+from gtkit.fileio import write_bytes_atomic
 from gtkit.format.schema_export import gt_json_schema, rendered
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 

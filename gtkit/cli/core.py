@@ -37,7 +37,7 @@ def show(
 ) -> None:
     """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG."""
     from gtkit.format import read_bundle
-    from gtkit.format.io import write_bytes_atomic
+    from gtkit.fileio import write_bytes_atomic
     from gtkit.show import render_evidence_png
 
     if out.exists() and not force:

@@ -34,8 +34,8 @@ from gtkit.consensus.engine import type_problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, index_bytes, index_entry, read_bundle, read_index
 from gtkit.format.bundle import gt_bytes, parse_ground_truth
-from gtkit.format.io import read_jsonl as read_jsonl_lines
-from gtkit.format.io import staged_dir, write_bytes_atomic
+from gtkit.fileio import read_jsonl as read_jsonl_lines
+from gtkit.fileio import staged_dir, write_bytes_atomic
 from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
 
 AUDIT_NAME = "audit.jsonl"

@@ -21,7 +21,7 @@ from gtkit.consensus.engine import NULL, Pool, walk_document
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundles
-from gtkit.format.io import write_bytes_atomic
+from gtkit.fileio import write_bytes_atomic
 from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
 

@@ -61,7 +61,7 @@ from gtkit.consensus.inputs import (
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry
 from gtkit.format.bundle import gt_bytes, parse_ground_truth
-from gtkit.format.io import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.fileio import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.format.models import LENIENCIES
 from gtkit.schema import Node, compile_schema, load_schema, validation_errors
 

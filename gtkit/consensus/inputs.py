@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_json, read_toml
+from gtkit.fileio import read_json, read_toml
 
 DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 CITATIONS_SUFFIX = ".citations.json"

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.format.io import canonical_sha256, dumps_json
+from gtkit.fileio import canonical_sha256, dumps_json
 from gtkit.normalize import comparator_key
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, iter_leaves

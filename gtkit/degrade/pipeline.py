@@ -40,7 +40,7 @@ from gtkit.format import (
     read_bundle,
 )
 from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_truth, validate_field_dicts, write_gt_json
-from gtkit.format.io import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.fileio import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.geometry import page_homography
 from gtkit.rng import generator
 

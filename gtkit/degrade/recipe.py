@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_toml
+from gtkit.fileio import read_toml
 from gtkit.paths import RECIPES_DIR
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import (
+from gtkit.fileio import (
     canonical_sha256,
     dumps_json,
     new_temp_file,
@@ -30,24 +30,13 @@ from gtkit.format.io import (
     write_bytes_atomic,
 )
 from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth
+from gtkit.schema import check_schema
+from gtkit.typed import pointer_of, validation_message
 
 PDF_NAME = "document.pdf"
 SCHEMA_NAME = "schema.json"
 GT_NAME = "gt.json"
 INDEX_NAME = "dataset.jsonl"
-
-
-def pointer_of(loc: tuple[Any, ...]) -> str:
-    """A pydantic error location as a JSON Pointer."""
-    parts = [str(p) for p in loc if not (isinstance(p, str) and p.startswith("function-"))]
-    return "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts) if parts else ""
-
-
-def validation_message(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = pointer_of(tuple(first["loc"]))
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{where or 'top level'}: {first['msg']}{more}"
 
 
 def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
@@ -270,8 +259,6 @@ def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False) ->
 
 def _verified_schema(path: Path, gt: GroundTruth, verify: bool) -> dict[str, Any]:
     """The bundle's task schema, checked as a JSON Schema; with `verify`, both recorded hashes checked."""
-    from gtkit.schema import check_schema  # here, not at the top: gtkit.schema itself reads through gtkit.format
-
     schema = check_schema(read_json(path / SCHEMA_NAME), path / SCHEMA_NAME)
     if verify:
         pdf_hash = sha256_file(path / PDF_NAME)

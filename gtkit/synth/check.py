@@ -14,7 +14,7 @@ from __future__ import annotations
 from gtkit.check import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
-from gtkit.format.io import canonical_sha256
+from gtkit.fileio import canonical_sha256
 from gtkit.synth.family import get_family
 from gtkit.synth.layout import plan_document
 from gtkit.synth.pipeline import build_fields

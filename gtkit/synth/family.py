@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.format.io import read_json, read_toml
+from gtkit.fileio import read_json, read_toml
 from gtkit.paths import FAMILIES_DIR
 from gtkit.schema import check_schema, compile_schema
 

@@ -27,7 +27,7 @@ from gtkit import __version__
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry, length_tag
 from gtkit.format.bundle import validate_field_dicts, write_gt_json
-from gtkit.format.io import canonical_sha256, dumps_json, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.fileio import canonical_sha256, dumps_json, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
