@@ -4,12 +4,14 @@
 of stopping at the first: the format of gt.json, the recorded hashes, the task
 schema's validity, `expected` against the schema, exactly one field entry per
 leaf, first readings equal to `expected`, pages in range, boxes inside the page.
-Pipelines add their own checks through `register_pipeline_check` (the synth
-pipeline re-finds every value in the PDF, for instance).
+Then the check of the pipeline that made the bundle, from the table `PIPELINE_CHECKS`
+(the synth check re-finds every value in the PDF, for instance): the same answer from the
+library, the CLI or a test, whatever was imported before.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.bundle import field_entry_errors
+from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
 from gtkit.fileio import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
@@ -49,12 +51,22 @@ class Problem:
 PipelineCheck = Callable[[Bundle], list[Problem]]
 """A pipeline's check gets the bundle with its field entries as validated, parsed JSON in `raw_fields`
 (`gt.fields` is empty: a long document's entries are never all built as models)."""
-_PIPELINE_CHECKS: dict[str, PipelineCheck] = {}
+
+PIPELINE_CHECKS: dict[str, str] = {
+    "synth": "gtkit.synth.check:check_synth_bundle",
+    "degrade": "gtkit.degrade.checks:check_degraded",
+    "consensus": "gtkit.consensus.checks:check_consensus_bundle",
+}
+"""provenance.pipeline -> the check that applies, as module:function (imported when a bundle needs it,
+so `import gtkit.check` stays cheap and the core never imports a pipeline at import time)."""
 
 
-def register_pipeline_check(pipeline: str, check: PipelineCheck) -> None:
-    """Run `check` on every bundle whose provenance names `pipeline` (called by pipeline packages)."""
-    _PIPELINE_CHECKS[pipeline] = check
+def pipeline_check(pipeline: str) -> PipelineCheck | None:
+    target = PIPELINE_CHECKS.get(pipeline)
+    if target is None:
+        return None
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 MAX_FIELD_PROBLEMS = 200
@@ -147,7 +159,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
         if pointer not in counts:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
 
-    check = _PIPELINE_CHECKS.get(gt.provenance.pipeline)
+    check = pipeline_check(gt.provenance.pipeline)
     if check is not None and not problems:
         problems.extend(check(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
     return problems
@@ -170,4 +182,4 @@ def check_path(path: Path, progress: Callable[[int, int], None] | None = None) -
     return len(dirs), problems
 
 
-__all__ = ["Problem", "check_bundle", "check_path", "register_pipeline_check", "resolve_pointer"]
+__all__ = ["Problem", "check_bundle", "check_path", "PIPELINE_CHECKS", "pipeline_check", "resolve_pointer"]

@@ -19,8 +19,8 @@ import numpy as np
 from gtkit.check import check_path
 from gtkit.degrade import degrade
 from gtkit.errors import GtkitError
-from gtkit.format import INDEX_NAME, index_bytes, index_entry, read_bundle
-from gtkit.fileio import staged_dir, write_bytes_atomic, write_json_atomic
+from gtkit.fileio import write_bytes_atomic, write_json_atomic
+from gtkit.format import read_bundle, write_dataset
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, record_arrays
 from gtkit.score import ScoreReport, score_path
@@ -78,12 +78,14 @@ def _evidence_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
 def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, recipe: str = "fax", seed: int = 7,
              force: bool = False) -> DemoResult:
     out = Path(out)
-    with staged_dir(out, force=force) as stage:
+    with write_dataset(out, force=force) as dataset:
+        stage = dataset.stage
         made = synth(family, out=stage / "clean", seed=seed, records=records, progress=False)
         degrade(stage / "clean", stage / recipe, recipe=recipe, seed=seed)
         bundles = [read_bundle(stage / "clean"), read_bundle(stage / recipe)]
-        write_bytes_atomic(stage / INDEX_NAME, index_bytes(
-            [index_entry(b.doc_id, b.path.name, b.gt) for b in bundles]), force=True)
+        for b in bundles:
+            dataset.adopt(b.path.name)
+        dataset.write_index()
         checked, problems = check_path(stage)
         if problems:
             raise GtkitError(f"demo bundles failed their checks: {problems[0]}", out)

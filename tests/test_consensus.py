@@ -233,17 +233,20 @@ def consensus_args(ws: dict[str, Path], *extra: str) -> list[str]:
 
 
 BOX = [0.1, 0.1, 0.3, 0.13]
+LINES = ["Acme", "PO-1234", "Total 5"]
 
 
 def test_end_to_end_one_source_boxes_and_queue(tmp_path, capsys):
+    where = make_pdf(tmp_path / "layout.pdf", LINES)  # the boxes of the workspace's document
     outputs = {
         "a": {"name": "Acme", "po": "PO-1234", "total": 5, "items": [{"id": "I1", "desc": "bolt", "qty": 2}]},
         "b": {"name": "Acme", "po": "PO-1234", "total": 6, "items": [{"id": "I1", "desc": "bolt", "qty": 2}]},
         "c": {"name": "Acme", "po": "po 1234", "total": 5, "items": [{"id": "I1", "desc": "bolt", "qty": 2}]},
     }
-    cites = {"b": {"/name": [{"page": 1, "box": BOX}], "/total": [{"page": 1, "box": BOX}],
+    cites = {"b": {"/name": [{"page": 1, "box": where["Acme"]}], "/total": [{"page": 1, "box": where["Total 5"]}],
                    "/items/0/desc": [{"page": 7, "box": BOX}], "/items/0/qty": [{"page": 1, "box": [0.5, 0.5, 0.4, 0.6]}],
-                   "/po": [{"page": 1, "box": BOX}]}}
+                   "/items/0/id": [{"page": 1, "box": where["Acme"]}],
+                   "/po": [{"page": 1, "box": where["PO-1234"]}]}}
     ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, citations=cites)
     code, out = cli(consensus_args(ws), capsys)
     assert code == 0, out
@@ -252,7 +255,9 @@ def test_end_to_end_one_source_boxes_and_queue(tmp_path, capsys):
     [b] = read_bundles(ws["out"])
     assert b.gt.provenance.pipeline == "consensus"
     f = {x.path: x for x in b.gt.fields}
-    assert f["/name"].trust == "agreed" and f["/name"].readings[0].evidence[0].box == tuple(BOX)
+    assert f["/name"].trust == "agreed" and f["/name"].readings[0].evidence[0].box == tuple(where["Acme"])
+    # a box over words that do not show the value ("Acme" for the id "I1") is not kept: the cell waits for a drawing
+    assert f["/items/0/id"].readings[0].evidence[0].box is None
     # b disagrees on the total: its box is not used for the consensus value
     assert f["/total"].trust == "agreed" and b.gt.expected["total"] == 5 and f["/total"].readings[0].evidence == []
     assert f["/items/0/desc"].readings[0].evidence == []          # page out of range: not valid
@@ -282,7 +287,7 @@ def test_end_to_end_one_source_boxes_and_queue(tmp_path, capsys):
     assert cli(["adjudicate", ws["out"], "--decisions", dec], capsys)[0] == 0
     [b] = read_bundles(ws["out"])
     f = {x.path: x for x in b.gt.fields}
-    assert f["/name"].trust == "human" and f["/name"].readings[0].evidence[0].box == tuple(BOX)
+    assert f["/name"].trust == "human" and f["/name"].readings[0].evidence[0].box == tuple(where["Acme"])
     assert f["/total"].trust == "human" and f["/total"].readings[0].evidence[0].box == tuple(BOX)
     draw = {json.loads(x)["path"] for x in (ws["out"] / "draw.jsonl").read_text().splitlines()}
     assert "/total" not in draw and "/items/0/desc" in draw

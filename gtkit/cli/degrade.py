@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-import gtkit.degrade  # noqa: F401  (registers the degrade check for `gtkit check`)
 from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
 

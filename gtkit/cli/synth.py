@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from gtkit.cli import app
-import gtkit.synth  # noqa: F401  (registers the synth check for `gtkit check`)
 
 
 @app.command()

@@ -32,10 +32,8 @@ from typing import Any
 from gtkit.consensus.build import DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.engine import type_problem
 from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, index_bytes, index_entry, read_bundle, read_index
-from gtkit.format.bundle import gt_bytes, parse_ground_truth
+from gtkit.format import GT_NAME, Envelope, parse_ground_truth, read_bundle, read_index, write_dataset
 from gtkit.fileio import read_jsonl as read_jsonl_lines
-from gtkit.fileio import staged_dir, write_bytes_atomic
 from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
 
 AUDIT_NAME = "audit.jsonl"
@@ -205,18 +203,20 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
         new_gts[doc_id] = parse_ground_truth(data, b.path / GT_NAME)
     left = [q for q in queue if q["id"] not in settled]
     draw_left = [x for x in draw if f"{x['doc']}#{x['path']}" not in boxed]
-    with staged_dir(dataset, force=True) as stage:
-        shutil.copytree(dataset, stage, copy_function=os.link, dirs_exist_ok=True)
-        for doc_id, gt in new_gts.items():
-            write_bytes_atomic(stage / entries[doc_id].path / GT_NAME, gt_bytes(gt), force=True)
-            entries[doc_id] = index_entry(doc_id, entries[doc_id].path, gt)
-        write_bytes_atomic(stage / "dataset.jsonl", index_bytes(list(entries.values())), force=True)
+    with write_dataset(dataset, force=True) as revised:  # a hard-linked copy; rewritten files replace their links
+        shutil.copytree(dataset, revised.stage, copy_function=os.link, dirs_exist_ok=True)
+        for doc_id, entry in entries.items():
+            gt = new_gts.get(doc_id)
+            if gt is None:
+                revised.adopt(entry.path, entry)
+            else:
+                revised.bundle(doc_id, entry.path).write(Envelope.of(gt, bundles[doc_id]["bundle"].schema),
+                                                         gt.model_dump(mode="json")["fields"])
         strip = [{k: v for k, v in x.items() if k != "_line"} for x in left]
-        write_bytes_atomic(stage / QUEUE_NAME, jsonl(strip), force=True)
-        write_bytes_atomic(stage / DRAW_NAME, jsonl([{k: v for k, v in x.items() if k != "_line"} for x in draw_left]),
-                           force=True)
+        revised.write_file(QUEUE_NAME, jsonl(strip))
+        revised.write_file(DRAW_NAME, jsonl([{k: v for k, v in x.items() if k != "_line"} for x in draw_left]))
         old = [{k: v for k, v in x.items() if k != "_line"} for x in audit]
-        write_bytes_atomic(stage / AUDIT_NAME, jsonl(old + new_audit), force=True)
+        revised.write_file(AUDIT_NAME, jsonl(old + new_audit))
     return len(new_audit), len(left)
 
 

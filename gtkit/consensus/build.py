@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gc
 import json
-import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from typing import Any
 import pymupdf
 
 from gtkit import __version__
+from gtkit.consensus.checks import PageWords, box_problem
 from gtkit.consensus.engine import (
     ALIAS,
     ALL_NULL,
@@ -59,9 +59,9 @@ from gtkit.consensus.inputs import (
     read_run,
 )
 from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry
-from gtkit.format.bundle import gt_bytes, parse_ground_truth
-from gtkit.fileio import canonical_sha256, dumps_json, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.format import GT_NAME, Envelope, GroundTruth, write_dataset
+from gtkit.typed import parse
+from gtkit.fileio import canonical_sha256, dumps_json, sha256_file
 from gtkit.format.models import LENIENCIES
 from gtkit.schema import Node, compile_schema, load_schema, validation_errors
 
@@ -212,7 +212,9 @@ def field_pass(c: Consensus) -> None:
 # --- building bundles ---------------------------------------------------------------------
 
 
-def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple) -> list[dict[str, Any]]:
+def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple, value: Any, words: PageWords) -> list[dict[str, Any]]:
+    """The citing system's evidence for the reading `value`, where its vote is that reading; a box is kept
+    only where the page shows the value under it (`checks.box_problem`)."""
     s = c.citing
     if s is None or key == NULL or cell.keys.get(s) != key:
         return []
@@ -227,7 +229,7 @@ def _evidence(c: Consensus, doc_id: str, cell: Cell, key: tuple) -> list[dict[st
         if not 1 <= e["page"] <= pages:
             continue
         ev: dict[str, Any] = {"page": e["page"]}
-        if _valid_box(e.get("box")):
+        if _valid_box(e.get("box")) and box_problem(words, e["page"], e["box"], value) is None:
             ev["box"] = [float(v) for v in e["box"]]
         out.append(ev)
     return out
@@ -255,13 +257,22 @@ def _cited_pages(c: Consensus, doc_id: str, own: str | None, prefix: bool = Fals
 
 
 def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[GroundTruth, list[dict], list[dict]]:
+    """The document's ground truth, its queue items and its boxes to draw."""
+    words = PageWords(c.inputs.docs[r.doc_id])
+    try:
+        return _build_gt(c, r, family, words)
+    finally:
+        words.close()
+
+
+def _build_gt(c: Consensus, r: DocResult, family: str | None, words: PageWords) -> tuple[GroundTruth, list[dict], list[dict]]:
     info = c.infos[r.doc_id]
     fields, queue, draw = [], [], []
     pool = r.pool
     for cell in r.cells:
         lens = [x for x in cell.node.leniencies if x in LENIENCIES]
         if cell.pending:
-            readings = [{"value": raw, "evidence": _evidence(c, r.doc_id, cell, k)} for k, raw in cell.candidates]
+            readings = [{"value": raw, "evidence": _evidence(c, r.doc_id, cell, k, raw, words)} for k, raw in cell.candidates]
             trust = "pending"
             fams: dict[tuple, set[str]] = defaultdict(set)
             for s, k in cell.keys.items():
@@ -278,7 +289,7 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
                 "pages": _cited_pages(c, r.doc_id, cell.own(c.citing) if c.citing else None),
             })
         else:
-            ev = _evidence(c, r.doc_id, cell, cell.top)
+            ev = _evidence(c, r.doc_id, cell, cell.top, cell.value, words)
             readings = [{"value": cell.value, "evidence": ev}]
             trust = "agreed"
             if cell.value is not None and not any("box" in e for e in ev):
@@ -296,7 +307,6 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
                              for p in _cited_pages(c, r.doc_id, own, prefix=True)}),
         })
     gt_dict = {
-        "format": "gtkit.gt/1",
         "doc_id": r.doc_id,
         "document": {"sha256": info.sha256, "pages": info.pages, "page_sizes": info.sizes},
         "schema": {"sha256": c.schema_sha256, "version": schema_version(c.schema)},
@@ -312,7 +322,7 @@ def build_gt(c: Consensus, r: DocResult, *, family: str | None = None) -> tuple[
         "expected": r.expected,
         "fields": fields,
     }
-    gt = parse_ground_truth(gt_dict, Path(r.doc_id) / "gt.json")
+    gt = parse(GroundTruth, gt_dict, Path(r.doc_id) / GT_NAME)
     return gt, queue, draw
 
 
@@ -408,7 +418,7 @@ def field_report(c: Consensus) -> list[dict[str, Any]]:
     return out
 
 
-def rescore(c: Consensus, stage: Path, gts: dict[str, GroundTruth]) -> dict[str, Any]:
+def rescore(c: Consensus, gts: dict[str, GroundTruth]) -> dict[str, Any]:
     """Every system's cached output scored against the candidate truth (pending cells left out).
 
     Uses `gtkit.score`; the truth index of a document is built once and shared by its systems."""
@@ -527,36 +537,32 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict], rescored: di
 
 def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str | None = None,
                     do_rescore: bool = True) -> dict[str, Any]:
-    entries, queue, draw = [], [], []
+    queue, draw = [], []
     schema_errors: dict[str, int] = {}
     gts: dict[str, GroundTruth] = {}
     root = compile_schema(c.schema)
-    with staged_dir(Path(out), force=force) as stage:
+    with write_dataset(Path(out), force=force) as dataset:
         for r in c.results:
             gt, q, d = build_gt(c, r, family=family)
             n_errs = schema_problems(c.schema, root, r.expected)
             if n_errs:
                 schema_errors[r.doc_id] = n_errs
-            folder = stage / r.doc_id
-            folder.mkdir(parents=True)
-            shutil.copyfile(c.inputs.docs[r.doc_id], folder / PDF_NAME)
-            write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(c.schema, indent=2), force=True)
-            write_bytes_atomic(folder / GT_NAME, gt_bytes(gt), force=True)   # the one gt.json layout
-            entries.append(index_entry(r.doc_id, r.doc_id, gt))
+            bundle = dataset.bundle(r.doc_id)
+            bundle.write_pdf(c.inputs.docs[r.doc_id])
+            bundle.write(Envelope.of(gt, c.schema), gt.model_dump(mode="json")["fields"])
             if do_rescore:
                 gts[r.doc_id] = gt
             queue += q
             draw += d
-        write_bytes_atomic(stage / "dataset.jsonl", index_bytes(entries), force=True)
-        write_bytes_atomic(stage / QUEUE_NAME, jsonl(queue), force=True)
-        write_bytes_atomic(stage / DRAW_NAME, jsonl(draw), force=True)
+        dataset.write_file(QUEUE_NAME, jsonl(queue))
+        dataset.write_file(DRAW_NAME, jsonl(draw))
         rep = build_report(c, queue, draw, None, schema_errors)
         for r in c.results:  # the cells are summarized: free them before re-scoring
             r.cells = []
         del queue, draw
-        rep["rescore"] = rescore(c, stage, gts) if do_rescore else None
-        write_bytes_atomic(stage / REPORT_JSON, dumps_json(rep, indent=1), force=True)
-        write_bytes_atomic(stage / REPORT_MD, report_md(rep).encode("utf-8"), force=True)
+        rep["rescore"] = rescore(c, gts) if do_rescore else None
+        dataset.write_file(REPORT_JSON, dumps_json(rep, indent=1))
+        dataset.write_file(REPORT_MD, report_md(rep).encode("utf-8"))
     return rep
 
 

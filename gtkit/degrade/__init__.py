@@ -4,14 +4,12 @@ Layout: `ops` holds the pure image functions, `gtkit.geometry` the homography an
 pure move of a ground truth's evidence, `stages` the classes that validate parameter ranges and draw
 values, `recipe` the TOML recipe model, `pdfwrite` the deterministic image-only PDF writer, `pipeline`
 the run (plan, render, write) and its replay, and `checks` the checks `gtkit check` runs on degraded
-bundles. Importing this package is cheap (OpenCV loads on first use) and registers that check.
+bundles. Importing this package is cheap (OpenCV loads on first use).
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from gtkit.check import register_pipeline_check
 
 _EXPORTS = {
     "DEFAULT_DPI": "gtkit.degrade.pipeline",
@@ -32,13 +30,5 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'gtkit.degrade' has no attribute {name!r}")
 
-
-def _check(bundle):  # type: ignore[no-untyped-def]
-    from gtkit.degrade.checks import check_degraded
-
-    return check_degraded(bundle)
-
-
-register_pipeline_check("degrade", _check)
 
 __all__ = sorted(_EXPORTS)

@@ -13,6 +13,7 @@ pure function of the parent page and its plan, so output bytes do not depend on 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,26 +22,25 @@ from typing import Any
 
 import numpy as np
 
-from gtkit import __version__
 from gtkit.degrade.boxes import transform_field_dict
 from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
 from gtkit.errors import GtkitError
+from gtkit.fileio import read_json, sha256_file
 from gtkit.format import (
     GT_NAME,
+    PDF_NAME,
     Bundle,
-    DocumentInfo,
-    GroundTruth,
+    Envelope,
     ParentRef,
     Provenance,
     Tags,
-    index_bytes,
-    index_entry,
     is_dataset,
     iter_bundle_dirs,
+    parse_ground_truth,
     read_bundle,
+    write_bundle_output,
+    write_dataset,
 )
-from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_truth, validate_field_dicts, write_gt_json
-from gtkit.fileio import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.geometry import page_homography
 from gtkit.rng import generator
 
@@ -362,9 +362,9 @@ def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
         yield from pool.map(render_page, _tasks(jobs), chunksize=1)
 
 
-def degraded_ground_truth(job: Job, parent: Bundle, pdf_sha256: str) -> tuple[GroundTruth, list[dict[str, Any]]]:
-    """The child's gt.json as (envelope, field entries): parent values, schema and tags, P1 added, provenance
-    recorded; every field entry with its boxes moved (`transform_field_dict`), validated by the format models.
+def degraded_envelope(job: Job, parent: Bundle) -> tuple[Envelope, list[dict[str, Any]]]:
+    """The child's (envelope, field entries): parent values, schema and tags, P1 added, provenance recorded;
+    every field entry with its boxes moved (`transform_field_dict`).
 
     The parent's entries are transformed one by one in place, so a long document's entries exist once."""
     gt = parent.gt
@@ -372,21 +372,17 @@ def degraded_ground_truth(job: Job, parent: Bundle, pdf_sha256: str) -> tuple[Gr
     fields = parent.raw_fields if parent.raw_fields is not None else [f.model_dump(mode="json") for f in gt.fields]
     for i, f in enumerate(fields):
         fields[i] = transform_field_dict(f, hs)
-    validate_field_dicts(fields, parent.path / GT_NAME)
     perception = list(gt.tags.perception)
     if PERCEPTION_TAG not in perception:
         perception.append(PERCEPTION_TAG)
     tags = Tags.model_validate({**gt.tags.model_dump(), "perception": perception})
-    return GroundTruth(
-        doc_id=job.doc_id,
-        document=DocumentInfo(sha256=pdf_sha256, pages=len(job.page_sizes), page_sizes=job.page_sizes),
-        schema=gt.schema_,
-        provenance=Provenance(pipeline="degrade", family=gt.provenance.family, seed=job.seed, recipe=job.recipe.name,
-                              parent=job.parent, gtkit=__version__, created=None, parameters=job.parameters()),
-        tags=tags,
-        expected=gt.expected,
-        fields=[],
-    ), fields
+    envelope = Envelope(
+        doc_id=job.doc_id, page_sizes=job.page_sizes, schema=parent.schema, schema_version=gt.schema_.version,
+        provenance={"pipeline": "degrade", "family": gt.provenance.family, "seed": job.seed,
+                    "recipe": job.recipe.name, "parent": job.parent.model_dump(mode="json"),
+                    "parameters": job.parameters()},
+        tags=tags, expected=gt.expected)
+    return envelope, fields
 
 
 def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False, workers: int = 1,
@@ -397,34 +393,27 @@ def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False
     total = sum(len(j.plans) for j in jobs)
     done = 0
     folders: list[Path] = []
-    entries = []
-    with staged_dir(Path(out), force=force) as stage:
-        rendered = _rendered(jobs, workers)
-        try:
-            for job in jobs:
-                folder = stage / job.doc_id if dataset else stage
-                folder.mkdir(parents=True, exist_ok=True)
-                writer = ImagePdfWriter(folder / PDF_NAME)
-                try:
-                    for w, h in job.page_sizes:
-                        kind, data = next(rendered)
-                        writer.add_page(w, h, kind, data)
-                        done += 1
-                        if progress is not None:
-                            progress(done, total)
-                finally:
-                    writer.close()
-                parent = _read_parent(job.source)
-                gt, fields = degraded_ground_truth(job, parent, sha256_file(folder / PDF_NAME))
-                write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(parent.schema, indent=2), force=True)
-                write_gt_json(folder / GT_NAME, {**gt.to_json_dict(), "fields": fields}, force=True)
-                folders.append(Path(out) / job.doc_id if dataset else Path(out))
-                entries.append(index_entry(job.doc_id, job.doc_id, gt, cells=len(fields)))
-                del parent, fields
-        finally:
-            rendered.close()
+    with contextlib.ExitStack() as stack:
         if dataset:
-            write_bytes_atomic(stage / INDEX_NAME, index_bytes(entries), force=True)
+            data = stack.enter_context(write_dataset(Path(out), force=force))
+        rendered = _rendered(jobs, workers)
+        stack.callback(rendered.close)
+        for job in jobs:
+            bundle = data.bundle(job.doc_id) if dataset else stack.enter_context(write_bundle_output(out, force=force))
+            writer = ImagePdfWriter(bundle.pdf_path)
+            try:
+                for w, h in job.page_sizes:
+                    kind, image = next(rendered)
+                    writer.add_page(w, h, kind, image)
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+            finally:
+                writer.close()
+            parent = _read_parent(job.source)
+            bundle.write(*degraded_envelope(job, parent))
+            folders.append(Path(out) / job.doc_id if dataset else Path(out))
+            del parent
     return folders
 
 
@@ -455,5 +444,5 @@ def degrade(
     return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, progress=progress)
 
 
-__all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_ground_truth", "plan_page", "prepare",
+__all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_envelope", "plan_page", "prepare",
            "rasterize", "render_page", "write_jobs"]

@@ -1,22 +1,13 @@
-"""The shared format: pydantic models, atomic read/write, bundles and the dataset index."""
+"""The shared format: pydantic models, the one bundle and dataset writer, reading bundles and datasets."""
 
 from gtkit.format.bundle import (
-    GT_NAME,
-    INDEX_NAME,
-    PDF_NAME,
-    SCHEMA_NAME,
     Bundle,
-    gt_bytes,
-    index_bytes,
-    index_entry,
     is_dataset,
     iter_bundle_dirs,
     parse_ground_truth,
     read_bundle,
     read_bundles,
     read_index,
-    write_bundle,
-    write_bundle_files,
 )
 from gtkit.format.models import (
     FORMAT_VERSION,
@@ -33,11 +24,27 @@ from gtkit.format.models import (
     Tags,
     length_tag,
 )
+from gtkit.format.writer import (
+    GT_NAME,
+    INDEX_NAME,
+    PDF_NAME,
+    SCHEMA_NAME,
+    BundleWriter,
+    DatasetWriter,
+    Envelope,
+    evidence_entry,
+    field_entry,
+    gt_bytes,
+    index_entry,
+    write_bundle,
+    write_bundle_output,
+    write_dataset,
+)
 
 __all__ = [
     "FORMAT_VERSION", "LENIENCIES", "GT_NAME", "INDEX_NAME", "PDF_NAME", "SCHEMA_NAME",
-    "Bundle", "DatasetEntry", "DocumentInfo", "Evidence", "FieldEntry", "GroundTruth", "ParentRef",
-    "Provenance", "Reading", "SchemaInfo", "Tags", "gt_bytes", "index_bytes", "index_entry", "is_dataset",
-    "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle", "read_bundles", "read_index",
-    "write_bundle", "write_bundle_files",
+    "Bundle", "BundleWriter", "DatasetEntry", "DatasetWriter", "DocumentInfo", "Envelope", "Evidence", "FieldEntry",
+    "GroundTruth", "ParentRef", "Provenance", "Reading", "SchemaInfo", "Tags", "evidence_entry", "field_entry",
+    "gt_bytes", "index_entry", "is_dataset", "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle",
+    "read_bundles", "read_index", "write_bundle", "write_bundle_output", "write_dataset",
 ]

@@ -1,14 +1,12 @@
-"""Bundles (document.pdf + schema.json + gt.json) and datasets (bundles + dataset.jsonl).
+"""Reading bundles (document.pdf + schema.json + gt.json) and datasets (bundles + dataset.jsonl).
 
 Reading validates the gt.json against the format models and verifies the recorded
-hashes of the PDF and the schema; writing stages the whole bundle and renames it
-into place, refusing to replace existing output unless `force`.
+hashes of the PDF and the schema. Writing is `gtkit.format.writer`'s job.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 from collections.abc import Iterator
@@ -16,27 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import (
-    canonical_sha256,
-    dumps_json,
-    new_temp_file,
-    read_json,
-    read_jsonl,
-    sha256_file,
-    staged_dir,
-    write_bytes_atomic,
-)
-from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth
+from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file
+from gtkit.format.models import FORMAT_VERSION, DatasetEntry, GroundTruth
+from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
 from gtkit.schema import check_schema
-from gtkit.typed import pointer_of, validation_message
-
-PDF_NAME = "document.pdf"
-SCHEMA_NAME = "schema.json"
-GT_NAME = "gt.json"
-INDEX_NAME = "dataset.jsonl"
+from gtkit.typed import validation_message
 
 
 def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
@@ -50,10 +35,6 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
         return GroundTruth.model_validate(data)
     except ValidationError as e:
         raise GtkitError(f"invalid gt.json: {validation_message(e)}", path) from None
-
-
-FIELD_ENTRIES = TypeAdapter(list[FieldEntry])
-FIELD_CHUNK = 4096
 
 
 PARALLEL_CHECK_MIN = 20_000  # field entries above which validation runs in a forked child
@@ -135,83 +116,6 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False) -> tuple[GroundTr
     return gt, fields, FieldCheck(fields, path)
 
 
-def field_entry_errors(fields: list[Any]) -> Iterator[tuple[str, str]]:
-    """(JSON Pointer into gt.json, message) for every way the field entries fail the format models,
-    validated in chunks that are dropped at once, so a long document's entries never all become models."""
-    for start in range(0, len(fields), FIELD_CHUNK):
-        try:
-            FIELD_ENTRIES.validate_python(fields[start : start + FIELD_CHUNK])
-        except ValidationError as e:
-            for err in e.errors():
-                yield pointer_of(("fields", start + err["loc"][0], *err["loc"][1:])), err["msg"]
-
-
-def validate_field_dicts(fields: list[Any], path: Path | str) -> None:
-    """Raise the first complaint of the format models about field entries given as plain dicts."""
-    for pointer, message in field_entry_errors(fields):
-        raise GtkitError(f"invalid gt.json: {pointer}: {message}", path)
-
-
-def gt_json_chunks(gt: dict[str, Any]) -> Iterator[str]:
-    """gt.json text: an indented envelope with one record of `expected` and one field entry per line.
-
-    Compact enough for a 200,000-field document, still readable and diffable line by line,
-    and produced in batches so the whole text never has to sit in memory.
-    """
-    dump = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-
-    def rows(values: list[Any], indent: str) -> Iterator[str]:
-        for i in range(0, len(values), 4096):
-            chunk = values[i : i + 4096]
-            last = i + len(chunk) >= len(values)
-            yield ",\n".join(indent + dump(v) for v in chunk) + ("\n" if last else ",\n")
-
-    yield "{\n"
-    keys = list(gt)
-    for i, key in enumerate(keys):
-        comma = "," if i < len(keys) - 1 else ""
-        value = gt[key]
-        if key == "fields" and value:
-            yield ' "fields": [\n'
-            yield from rows(value, "  ")
-            yield f" ]{comma}\n"
-        elif key == "expected" and isinstance(value, dict) and value:
-            yield ' "expected": {\n'
-            names = list(value)
-            for j, name in enumerate(names):
-                v = value[name]
-                sep = "," if j < len(names) - 1 else ""
-                if isinstance(v, list) and v:
-                    yield f"  {dump(name)}: [\n"
-                    yield from rows(v, "   ")
-                    yield f"  ]{sep}\n"
-                else:
-                    yield f"  {dump(name)}: {dump(v)}{sep}\n"
-            yield f" }}{comma}\n"
-        else:
-            yield f" {dump(key)}: {dump(value)}{comma}\n"
-    yield "}\n"
-
-
-def gt_bytes(gt: GroundTruth) -> bytes:
-    return "".join(gt_json_chunks(gt.to_json_dict())).encode("utf-8")
-
-
-def write_gt_json(path: Path, gt: dict[str, Any], *, force: bool = False) -> None:
-    """Stream gt.json (as `gt_json_chunks` lays it out) to `path` atomically: temp file, then rename."""
-    path = Path(path)
-    if path.exists() and not force:
-        raise GtkitError("already exists (use --force to overwrite)", path)
-    fd, tmp = new_temp_file(path.parent, path.name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.writelines(gt_json_chunks(gt))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 @dataclass
 class Bundle:
     """A bundle on disk, its ground truth parsed and its task schema loaded."""
@@ -276,21 +180,6 @@ def _verified_schema(path: Path, gt: GroundTruth, verify: bool) -> dict[str, Any
     return schema
 
 
-def write_bundle_files(folder: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth) -> None:
-    """Write the three files of a bundle into an existing (staging) folder."""
-    folder.mkdir(parents=True, exist_ok=True)
-    pdf_bytes = pdf if isinstance(pdf, bytes) else Path(pdf).read_bytes()
-    write_bytes_atomic(folder / PDF_NAME, pdf_bytes, force=True)
-    write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(schema, indent=2), force=True)
-    write_gt_json(folder / GT_NAME, gt.to_json_dict(), force=True)
-
-
-def write_bundle(target: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth, force: bool = False) -> None:
-    """Write one bundle atomically: staged in a sibling folder, renamed into place."""
-    with staged_dir(Path(target), force=force) as stage:
-        write_bundle_files(stage, pdf=pdf, schema=schema, gt=gt)
-
-
 def safe_child(root: Path, rel: str, *, where: Path) -> Path:
     """Resolve `rel` under `root`, refusing absolute paths and anything that escapes `root`."""
     if not rel or Path(rel).is_absolute():
@@ -346,21 +235,3 @@ def read_bundles(path: Path, *, verify: bool = True) -> list[Bundle]:
             raise GtkitError(f"dataset.jsonl says doc_id {doc_id!r}, gt.json says {b.doc_id!r}", folder / GT_NAME)
         bundles.append(b)
     return bundles
-
-
-def index_entry(doc_id: str, rel_path: str, gt: GroundTruth, cells: int | None = None) -> DatasetEntry:
-    return DatasetEntry(
-        doc_id=doc_id,
-        path=rel_path,
-        family=gt.provenance.family,
-        pipeline=gt.provenance.pipeline,
-        tags=gt.tags,
-        pages=gt.document.pages,
-        cells=cells if cells is not None else len(gt.fields),
-    )
-
-
-def index_bytes(entries: list[DatasetEntry]) -> bytes:
-    return "".join(
-        json.dumps(e.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n" for e in entries
-    ).encode("utf-8")

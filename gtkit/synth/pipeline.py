@@ -23,11 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from gtkit import __version__
 from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, GroundTruth, index_bytes, index_entry, length_tag
-from gtkit.format.bundle import validate_field_dicts, write_gt_json
-from gtkit.fileio import canonical_sha256, dumps_json, sha256_bytes, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.fileio import sha256_file
+from gtkit.format import BundleWriter, DatasetEntry, Envelope, field_entry, length_tag, write_bundle_output, write_dataset
 from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
@@ -93,20 +91,15 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
     return expected
 
 
-SAMPLE_FIELDS = 2000
 BACKGROUND_MIN_RECORDS = 2000
 
 
 @dataclass
 class Built:
-    pdf: bytes
-    gt: dict[str, Any]
-    envelope: GroundTruth  # the validated model of gt.json, holding only its first field entries
-    plan: Plan
+    """One document made and checked, ready for the bundle writer (its PDF already written)."""
 
-    @property
-    def cells(self) -> int:
-        return len(self.gt["fields"])
+    envelope: Envelope
+    fields: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -118,8 +111,8 @@ class Made:
     cells: int
 
     @classmethod
-    def of(cls, built: Built) -> Made:
-        return cls(built.envelope.doc_id, built.envelope.document.pages, built.cells)
+    def of(cls, entry: DatasetEntry) -> Made:
+        return cls(entry.doc_id, entry.pages or 0, entry.cells or 0)
 
 
 def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
@@ -137,14 +130,6 @@ def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
     arr = np.asarray(boxes, dtype=float)
     bad = ((arr < 0) | (arr > 1)).any(axis=1) | (arr[:, 0] >= arr[:, 2]) | (arr[:, 1] >= arr[:, 3])
     return [SynthProblem(owners[i], f"box {boxes[i]} is not a valid normalized box") for i in np.nonzero(bad)[0][:10]]
-
-
-def write_bundle_dir(folder: Path, family: Family, built: Built) -> None:
-    """The three files of a bundle, written into a (staging) folder."""
-    folder.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(folder / PDF_NAME, built.pdf, force=True)
-    write_bytes_atomic(folder / SCHEMA_NAME, dumps_json(family.schema, indent=2), force=True)
-    write_gt_json(folder / GT_NAME, built.gt, force=True)
 
 
 @contextlib.contextmanager
@@ -177,22 +162,14 @@ def build_fields(schema: dict[str, Any], expected: Any, evidence: dict[str, list
             evs = []
         elif not evs:
             problems.append(SynthProblem(pointer, f"value {value!r} is not printed anywhere in the PDF"))
-        fields.append({
-            "path": pointer,
-            "readings": [{"value": value, "evidence": evs}],
-            "leniencies": list(node.leniencies),
-            "trust": "constructed",
-        })
+        fields.append(field_entry(pointer, [{"value": value, "evidence": evs}], list(node.leniencies), "constructed"))
     return fields
 
 
-def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int,
-                   parameters: dict[str, Any], progress: _Progress = _QUIET, folder: Path | None = None) -> Built:
-    """Layout, render, read back, check, and assemble gt.json for one document.
-
-    With `folder` (a staging folder), the PDF is written there first and the read-back
-    opens the file that was written.
-    """
+def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int, parameters: dict[str, Any],
+                   bundle: BundleWriter, progress: _Progress = _QUIET) -> Built:
+    """Layout, render, write the PDF into `bundle`, read it back from the file written, check, and make the
+    envelope and field entries of the document's gt.json."""
     n_records = len(expected.get(family.records_field) or [])
     # validating expected against the schema (jsonschema, ~0.1 ms a record) runs beside the
     # layout and rendering in a forked worker for long documents, inline for short ones
@@ -204,11 +181,9 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
             tick()
         with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
             pdf = render_pdf(plan, title=doc_id, on_page=tick)
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(folder / PDF_NAME, pdf, force=True)
-            del pdf
-            pdf = (folder / PDF_NAME).read_bytes()
+        bundle.write_pdf(pdf)
+        del pdf
+        pdf = bundle.pdf_path.read_bytes()
         for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF
             pp.body_runs = []
         with progress.stage("read back from PDF", len(plan.pages)) as tick:
@@ -232,29 +207,17 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
         tags["length"] = length_tag(located.pages)
         tags["domain"] = family.tags.get("domain")
         tags["grounding"] = family.tags.get("grounding", [])
-        gt_dict = {
-            "format": "gtkit.gt/1",
-            "doc_id": doc_id,
-            "document": {"sha256": sha256_bytes(pdf), "pages": located.pages,
-                         "page_sizes": [list(s) for s in located.page_sizes]},
-            "schema": {"sha256": canonical_sha256(family.schema), "version": family.schema_version},
-            "provenance": {"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
-                           "gtkit": __version__, "created": None,
-                           "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer,
-                                          **({"split_records": len(plan.split_records)} if family.allow_split else {})}},
-            "tags": tags,
-            "expected": expected,
-            "fields": fields,
-        }
+        split = {"split_records": len(plan.split_records)} if family.allow_split else {}
+        envelope = Envelope(
+            doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
+            provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
+                        "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer, **split}},
+            tags=tags, expected=expected)
         problems.extend(_numeric_problems(fields))
         if problems:
             raise _fail(problems, doc_id)
-        # every entry is validated by the format models, in chunks that are dropped at once;
-        # the envelope is kept as a model with only its first entries
-        validate_field_dicts(fields, doc_id)
-        envelope = GroundTruth.model_validate({**gt_dict, "fields": fields[:SAMPLE_FIELDS]})
         tick()
-    return Built(pdf=pdf, gt=gt_dict, envelope=envelope, plan=plan)
+    return Built(envelope=envelope, fields=fields)
 
 
 def _check_args(family_name: str, records: int | None, seed: int, docs: int | None, data: Path | None) -> Family:
@@ -294,29 +257,26 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
             with prog.stage("generate records", 1) as tick:
                 expected = generate_expected(family, n, seed, user_records)
                 tick()
-            with staged_dir(out, force=force) as stage:
+            with write_bundle_output(out, force=force) as bundle:
                 built = build_document(family, expected, doc_id=f"{family.name}-s{seed}", seed=seed,
-                                       parameters=base_params, progress=prog, folder=stage)
+                                       parameters=base_params, bundle=bundle, progress=prog)
                 with prog.stage("write gt.json", 1) as tick:
-                    write_bundle_dir(stage, family, built)
+                    entry = bundle.write(built.envelope, built.fields)
                     tick()
-            return [Made.of(built)]
+            return [Made.of(entry)]
         done: list[Made] = []
-        entries = []
-        with staged_dir(out, force=force) as stage, prog.stage(f"{docs} documents", docs) as tick:
+        with write_dataset(out, force=force) as dataset, prog.stage(f"{docs} documents", docs) as tick:
             for k in range(docs):
                 doc_seed = derive_seed(seed, "synth", family.name, k)
                 doc_id = f"{family.name}-s{seed}-{k:04d}"
                 expected = generate_expected(family, n, doc_seed)
                 params = {**base_params, "dataset_seed": seed, "index": k}
+                bundle = dataset.bundle(doc_id)
                 built = build_document(family, expected, doc_id=doc_id, seed=doc_seed, parameters=params,
-                                       progress=prog, folder=stage / doc_id)
-                write_bundle_dir(stage / doc_id, family, built)
-                entries.append(index_entry(doc_id, doc_id, built.envelope, cells=built.cells))
-                done.append(Made.of(built))  # only a summary: memory stays flat over many documents
+                                       bundle=bundle, progress=prog)
+                done.append(Made.of(bundle.write(built.envelope, built.fields)))  # memory stays flat over documents
                 del built, expected
                 tick()
-            write_bytes_atomic(stage / INDEX_NAME, index_bytes(entries), force=True)
         return done
 
 
