@@ -324,7 +324,7 @@ class _DocumentScorer:
             correct = keys_match(cell_keys(readings, lens), cell_keys([pred], lens))
             self.cell(entry, correct, p_ptr)
 
-    def _truth_rows(self, item: Node, scalars: list, suffixes: list[str], truth: list[Any], t_ptr: str,
+    def _truth_rows(self, scalars: list, suffixes: list[str], truth: list[Any], t_ptr: str,
                     keys: _KeyMemo) -> tuple[list[list[tuple[tuple[str, ...], TruthCell | None, bool]]], list[list[Hashable]]]:
         """Per truth record and column: (leniencies, truth cell, pending), and the columns' cell keys."""
         truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
@@ -348,10 +348,10 @@ class _DocumentScorer:
         if node.item.props:  # the truth side depends on the truth alone: computed once per Truth
             cached = self.truth_rows_cache.get(t_ptr)
             if cached is None:
-                cached = self.truth_rows_cache[t_ptr] = self._truth_rows(item, scalars, suffixes, truth, t_ptr, keys)
+                cached = self.truth_rows_cache[t_ptr] = self._truth_rows(scalars, suffixes, truth, t_ptr, keys)
             truth_cells, truth_cols = cached
         else:
-            truth_cells, truth_cols = self._truth_rows(item, scalars, suffixes, truth, t_ptr, keys)
+            truth_cells, truth_cols = self._truth_rows(scalars, suffixes, truth, t_ptr, keys)
         pred_cols = []
         for c, (tokens, _) in enumerate(scalars):
             column_lens = sorted({row[c][0] for row in truth_cells}) or [()]

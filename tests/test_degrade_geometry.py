@@ -70,21 +70,24 @@ def test_transforms_compose(h1, h2, box):  # type: ignore[no-untyped-def]
     np.testing.assert_allclose(q12, direct, rtol=0, atol=1e-9)
 
 
-def test_page_homography_maps_corners_as_documented():
+def test_page_homography_parts_have_their_physical_meaning():
     w, h = 612.0, 792.0
-    shift = [[0.01, -0.02], [0.0, 0.005], [-0.01, 0.0], [0.002, 0.003]]
-    hm = page_homography(w, h, 3.0, shift, 0.95)
-    t = np.deg2rad(3.0)
-    r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    c = np.array([w, h]) / 2
-    for k, corner in enumerate(box_corners((0, 0, 1, 1))):
-        p = (0.95 * r @ (corner * [w, h] - c) + c) / [w, h] + shift[k]
-        np.testing.assert_allclose(apply_homography(hm, corner[None])[0], p, atol=1e-12)
-    # a pure rotation keeps physical angles: the top edge turns by exactly 3 degrees
-    hr = page_homography(w, h, 3.0)
-    tl, tr = apply_homography(hr, np.array([[0, 0], [1, 0]])) * [w, h]
-    assert np.degrees(np.arctan2(tr[1] - tl[1], tr[0] - tl[0])) == pytest.approx(3.0, abs=1e-9)
+    corners = box_corners((0, 0, 1, 1))
+    # nothing asked: the identity
     np.testing.assert_allclose(page_homography(w, h), np.eye(3), atol=1e-15)
+    # corner shifts alone move each page corner by exactly its shift
+    shift = [[0.01, -0.02], [0.0, 0.005], [-0.01, 0.0], [0.002, 0.003]]
+    np.testing.assert_allclose(apply_homography(page_homography(w, h, 0.0, shift), corners), corners + shift, atol=1e-12)
+    # a rotation turns every edge by the angle and keeps its length in points; the centre stays put
+    pts = apply_homography(page_homography(w, h, 3.0), corners) * [w, h]
+    top, left = pts[1] - pts[0], pts[3] - pts[0]
+    assert np.degrees(np.arctan2(top[1], top[0])) == pytest.approx(3.0, abs=1e-9)
+    assert np.hypot(*top) == pytest.approx(w, abs=1e-9) and np.hypot(*left) == pytest.approx(h, abs=1e-9)
+    np.testing.assert_allclose(pts.mean(axis=0), [w / 2, h / 2], atol=1e-9)
+    # a scale shrinks every distance by its factor about the centre
+    pts = apply_homography(page_homography(w, h, 0.0, None, 0.95), corners) * [w, h]
+    np.testing.assert_allclose(np.hypot(*(pts[2] - pts[0])), 0.95 * np.hypot(w, h), atol=1e-9)
+    np.testing.assert_allclose(pts.mean(axis=0), [w / 2, h / 2], atol=1e-9)
 
 
 def test_homography_from_points_solves_exactly():

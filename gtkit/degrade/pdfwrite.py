@@ -121,6 +121,3 @@ class ImagePdfWriter:
         lines.append(f"trailer\n<< /Size {self._next} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
         self._f.write("".join(lines).encode())
         self._f.close()
-
-    def abort(self) -> None:
-        self._f.close()

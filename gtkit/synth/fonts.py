@@ -46,39 +46,3 @@ class Measure:
                 self._cache[text] = w
         return w
 
-
-def wrap(tokens: list[str], width: float, measure: Measure) -> list[list[str]]:
-    """Greedy word wrap of `tokens` into lines no wider than `width`.
-
-    A token wider than the whole line is broken between characters (the read-back
-    matches values by their characters, so a broken token is still found).
-    """
-    lines: list[list[str]] = []
-    line: list[str] = []
-    used = 0.0
-    space = measure.space
-    for tok in tokens:
-        w = measure(tok)
-        if w > width:
-            if line:
-                lines.append(line)
-                line, used = [], 0.0
-            piece = ""
-            for ch in tok:
-                if piece and measure(piece + ch) > width:
-                    lines.append([piece])
-                    piece = ""
-                piece += ch
-            line, used = [piece], measure(piece)
-            continue
-        if not line:
-            line, used = [tok], w
-        elif used + space + w <= width:
-            line.append(tok)
-            used += space + w
-        else:
-            lines.append(line)
-            line, used = [tok], w
-    if line:
-        lines.append(line)
-    return lines

@@ -30,7 +30,7 @@ from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
 from gtkit.synth.family import Family, get_family
-from gtkit.synth.layout import Plan, plan_document
+from gtkit.synth.layout import plan_document
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
 from gtkit.synth.workers import Background
