@@ -418,3 +418,36 @@ def test_split_read_back_equals_single_process():
     item.chars = "NOTPRINTED"
     problems = locate(plan, pdf, split=True).problems
     assert problems and problems[0].pointer == item.pointer
+
+
+UP_ROW = {"owner_name": "DOE JANE", "address": "1 MAIN ST", "city": "ALBANY", "state": "NY",
+          "property_type": "CHECKING", "amount": 12.5, "holder": "BANK NA", "year_reported": 2021}
+
+
+@pytest.mark.parametrize(
+    "field, value, pattern",
+    [
+        ("amount", 1.005, r"1\.005 is printed as '\$1\.00': give the value as printed"),
+        ("amount", 1e-9, r"is printed as '\$0\.00'"),
+        ("amount", 1e30, r"too large to print as an amount exactly"),
+        ("owner_name", "DOE\nJANE", r"is printed as 'DOE JANE' \(line breaks"),
+        ("address", "1  MAIN ST", r"is printed as '1 MAIN ST'"),
+    ],
+)
+def test_data_value_must_read_back_as_printed(tmp_path, field, value, pattern):
+    """A value the page would print differently (rounded, collapsed) is refused with its file, line and field."""
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(UP_ROW) + "\n" + json.dumps({**UP_ROW, field: value}) + "\n")
+    with pytest.raises(GtkitError, match=rf"line 2: field '{field}': .*" + pattern) as exc:
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+    assert exc.value.path == str(data)
+    assert not (tmp_path / "o").exists()
+
+
+def test_data_values_printed_exactly_are_kept(tmp_path):
+    rows = [UP_ROW, {**UP_ROW, "amount": 1234567.89}, {**UP_ROW, "amount": 7}]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+    gt = json.loads((tmp_path / "o" / "gt.json").read_text())
+    assert [r["amount"] for r in gt["expected"]["properties"]] == [12.5, 1234567.89, 7]

@@ -107,6 +107,38 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
     return rows
 
 
+MONEY_LIMIT = 10**13  # cents stay exact in a binary float below this
+
+
+def printed_problem(family: Family, name: str, value: Any) -> str | None:
+    """Why `value` would not read back from the page as itself (None when it would).
+
+    The page shows `family.display(name, value)` with whitespace runs collapsed; reading that text back
+    (digits, sign and decimal point for numbers) must give the value exactly, or the truth would say
+    something the page does not."""
+    if value is None or isinstance(value, bool):
+        return None
+    printed = " ".join(family.display(name, value).split())
+    if isinstance(value, str):
+        if printed != value:
+            return f"{value[:40]!r} is printed as {printed[:40]!r} (line breaks, tabs and repeated spaces collapse)"
+        return None
+    if not isinstance(value, (int, float)):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return f"{value!r} is not a number that can be printed"
+    if family.formats.get(name) == "money" and abs(value) >= MONEY_LIMIT:
+        return f"{value!r} is too large to print as an amount exactly (limit {MONEY_LIMIT:,})"
+    digits = printed.replace("$", "").replace(",", "")
+    try:
+        read = float(digits)
+    except ValueError:
+        return f"{value!r} is printed as {printed!r}, which does not read back as a number"
+    if read != value:
+        return f"{value!r} is printed as {printed!r}: give the value as printed"
+    return None
+
+
 def body_glyphs(family: Family) -> set[int]:
     """Code points the family's body font can draw (a value outside them could not be read back)."""
     section = family.layout.get(family.renderer, {})
@@ -137,6 +169,9 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
         for name, value in rec.items():
             if isinstance(value, str) and not value.split():
                 raise GtkitError(f"line {lineno}: field {name!r} is blank (use null for a missing value)", path)
+            problem = printed_problem(family, name, value)
+            if problem:
+                raise GtkitError(f"line {lineno}: field {name!r}: {problem}", path)
             if isinstance(value, str):
                 missing = sorted({c for c in value if not c.isspace() and ord(c) not in glyphs})
                 if missing:
