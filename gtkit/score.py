@@ -1,4 +1,4 @@
-"""Unified value F1 and grounding F1 (DESIGN.md §2, the paper's Appendix B).
+"""Unified value F1 and grounding F1 (docs/scoring.md, the paper's Appendix B).
 
 Expected and predicted outputs are flattened into cells, one per scalar leaf of the
 schema and per sub-field of each aligned record. A missing key equals an explicit

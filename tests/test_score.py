@@ -1,4 +1,4 @@
-"""Every scoring rule of DESIGN.md §2, one test per rule."""
+"""Every scoring rule of docs/scoring.md, one test per rule."""
 
 from __future__ import annotations
 
