@@ -25,7 +25,7 @@ import numpy as np
 import pymupdf
 
 from gtkit import __version__
-from gtkit.format import DocumentInfo, FieldEntry, GroundTruth, Provenance, Reading, SchemaInfo, Tags, write_bundle
+from gtkit.format import FORMAT_VERSION, DocumentInfo, FieldEntry, GroundTruth, Provenance, Reading, SchemaInfo, Tags, write_bundle
 from gtkit.fileio import canonical_sha256, sha256_bytes
 
 FIELDS = ["owner", "address", "city", "state", "property_type", "amount", "holder", "year"]
@@ -78,6 +78,7 @@ def write_case(root: Path, rows: list[dict], pred: list[dict]) -> None:
     fields = [FieldEntry(path=f"/properties/{i}/{f}", readings=[Reading(value=r[f])], trust="constructed")
               for i, r in enumerate(rows) for f in FIELDS]
     gt = GroundTruth(
+        format=FORMAT_VERSION,
         doc_id="bench", document=DocumentInfo(sha256=sha256_bytes(pdf), pages=1, page_sizes=[(612, 792)]),
         schema=SchemaInfo(sha256=canonical_sha256(SCHEMA)), provenance=Provenance(pipeline="manual", gtkit=__version__),
         tags=Tags(task=["T1.a"], structure=["S4"]), expected={"properties": rows}, fields=fields)

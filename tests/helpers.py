@@ -9,6 +9,7 @@ import pymupdf
 
 from gtkit import __version__
 from gtkit.format import (
+    FORMAT_VERSION,
     DocumentInfo,
     Evidence,
     FieldEntry,
@@ -62,6 +63,7 @@ def make_gt(schema: dict, expected: Any, *, doc_id: str = "doc-1", boxes: bool =
                                  trust="pending" if pointer in (pending or set()) else "constructed"))
     pages = pymupdf.open(stream=pdf, filetype="pdf").page_count
     gt = GroundTruth(
+        format=FORMAT_VERSION,
         doc_id=doc_id,
         document=DocumentInfo(sha256=sha256_bytes(pdf), pages=pages, page_sizes=[(PAGE_W, PAGE_H)] * pages),
         schema=SchemaInfo(sha256=canonical_sha256(schema), version="1.0.0"),

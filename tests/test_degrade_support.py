@@ -10,6 +10,7 @@ import pymupdf
 
 from gtkit import __version__
 from gtkit.format import (
+    FORMAT_VERSION,
     DocumentInfo,
     Evidence,
     FieldEntry,
@@ -107,6 +108,7 @@ def make_clean(n_lines: int = 40, lines_per_page: int = 30, fontsize: float = 10
                                  trust="constructed"))
     pages = doc.page_count
     gt = GroundTruth(
+        format=FORMAT_VERSION,
         doc_id=doc_id,
         document=DocumentInfo(sha256=sha256_bytes(pdf), pages=pages, page_sizes=[(PAGE_W, PAGE_H)] * pages),
         schema=SchemaInfo(sha256=canonical_sha256(SCHEMA), version="1.0.0"),

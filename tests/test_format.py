@@ -111,3 +111,17 @@ def test_outputs_get_ordinary_permissions_not_private_temp_ones(tmp_path):
     assert stat.S_IMODE((tmp_path / "b").stat().st_mode) == 0o755
     for name in ("document.pdf", "schema.json", "gt.json"):
         assert stat.S_IMODE((tmp_path / "b" / name).stat().st_mode) == 0o644, name
+
+
+def test_a_gt_json_without_its_format_version_is_refused_by_every_reader(tmp_path):
+    from gtkit.check import check_bundle
+
+    b = make_bundle(tmp_path / "b", INVOICE_SCHEMA, INVOICE)
+    data = json.loads((b / "gt.json").read_text())
+    del data["format"]
+    (b / "gt.json").write_text(json.dumps(data))
+    with pytest.raises(GtkitError, match="format"):
+        read_bundle(b)
+    with pytest.raises(GtkitError, match="format"):
+        read_bundle(b, raw_fields=True)
+    assert any("format" in p.pointer + p.message for p in check_bundle(b))

@@ -59,7 +59,7 @@ from gtkit.consensus.inputs import (
     read_run,
 )
 from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, Envelope, GroundTruth, write_dataset
+from gtkit.format import FORMAT_VERSION, GT_NAME, Envelope, GroundTruth, write_dataset
 from gtkit.typed import parse
 from gtkit.fileio import canonical_sha256, dumps_json, sha256_file
 from gtkit.format.models import LENIENCIES
@@ -307,6 +307,7 @@ def _build_gt(c: Consensus, r: DocResult, family: str | None, words: PageWords) 
                              for p in _cited_pages(c, r.doc_id, own, prefix=True)}),
         })
     gt_dict = {
+        "format": FORMAT_VERSION,
         "doc_id": r.doc_id,
         "document": {"sha256": info.sha256, "pages": info.pages, "page_sizes": info.sizes},
         "schema": {"sha256": c.schema_sha256, "version": schema_version(c.schema)},

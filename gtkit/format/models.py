@@ -127,7 +127,7 @@ def length_tag(pages: int) -> str:
 class GroundTruth(_Strict):
     """The content of `gt.json`."""
 
-    format: Literal["gtkit.gt/1"] = FORMAT_VERSION
+    format: Literal["gtkit.gt/1"] = Field(description="the format version; required, so a file that lacks it is refused")
     doc_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     document: DocumentInfo
     schema_: SchemaInfo = Field(alias="schema")

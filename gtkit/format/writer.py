@@ -38,7 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 from gtkit import __version__
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256, dumps_json, new_temp_file, sha256_file, staged_dir, write_bytes_atomic
-from gtkit.format.models import DatasetEntry, FieldEntry, GroundTruth, Tags
+from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth, Tags
 from gtkit.typed import pointer_of, validation_message
 
 PDF_NAME = "document.pdf"
@@ -101,6 +101,7 @@ def validate_field_dicts(fields: list[Any], path: Path | str, start: int = 0) ->
 def ground_truth_envelope(envelope: Envelope, pdf_sha256: str, where: Path | str) -> GroundTruth:
     """The validated gt.json model of an envelope, without field entries."""
     data = {
+        "format": FORMAT_VERSION,
         "doc_id": envelope.doc_id,
         "document": {"sha256": pdf_sha256, "pages": len(envelope.page_sizes),
                      "page_sizes": [list(s) for s in envelope.page_sizes]},
