@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 
-.PHONY: demo test install
+.PHONY: demo test install wheel-test
 
 install: $(STAMP)
 
@@ -18,3 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+# The same demo and test suite against a wheel installed in a fresh venv outside the checkout (CI runs it).
+wheel-test: $(STAMP)
+	rm -rf dist && $(VENV)/bin/python -m pip wheel --quiet --no-deps -w dist .
+	d=$$(mktemp -d) && $(PYTHON) -m venv $$d/venv \
+	  && $$d/venv/bin/python -m pip install --quiet "$$(ls dist/gtkit-*.whl)[dev]" \
+	  && cp -r tests $$d/ && cd $$d && venv/bin/gtkit demo --out demo \
+	  && venv/bin/python -m pytest -p no:cacheprovider tests && rm -rf $$d
