@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,18 +91,52 @@ def write_json_atomic(path: Path, obj: Any, *, force: bool = False, indent: int 
     write_bytes_atomic(path, dumps_json(obj, indent=indent), force=force)
 
 
+def _within(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def check_output(target: Path, *, force: bool, inputs: Iterable[Path | None] = (),
+                 replaceable: Callable[[Path], bool] | None = None) -> None:
+    """Refuse an output that could destroy something: one line, nothing touched.
+
+    The output may not be, contain or lie inside any of the command's `inputs`, nor be the current
+    folder or one that holds it. An existing output is replaced only with `force`, and only when
+    `replaceable(target)` says gtkit itself made it (a bundle or dataset folder, a file of the kind
+    the verb writes); without a predicate nothing existing is replaced.
+    """
+    target = Path(target)
+    resolved = target.resolve()
+    if _within(Path.cwd().resolve(), resolved):
+        raise GtkitError("refusing to write over the current folder or a folder that holds it", target)
+    for item in inputs:
+        if item is None:
+            continue
+        source = Path(item).resolve()
+        if _within(resolved, source) or _within(source, resolved):
+            raise GtkitError(f"the output must not be, contain or lie inside the input {item}", target)
+    if not (target.exists() or target.is_symlink()):
+        return
+    if not force:
+        raise GtkitError("already exists (use --force to replace it)", target)
+    if target.is_symlink() or replaceable is None or not replaceable(target):
+        raise GtkitError("exists and is not an output gtkit wrote: --force replaces only gtkit's own outputs", target)
+
+
 @contextlib.contextmanager
-def staged_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
+def staged_dir(target: Path, *, force: bool = False,
+               replaceable: Callable[[Path], bool] | None = None) -> Iterator[Path]:
     """Yield a fresh temporary folder next to `target`; on success it replaces `target` atomically.
 
     If the body raises, the staging folder is removed and `target` is untouched, so a
     failed run never leaves half an output behind.
     """
     target = Path(target)
-    if target.exists() and not force:
-        raise GtkitError("output already exists (use --force to overwrite)", target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    check_output(target, force=force, replaceable=replaceable)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    except OSError as e:
+        raise GtkitError(f"cannot create the output here ({e.strerror})", target) from None
     os.chmod(stage, 0o777 & ~_umask())
     try:
         yield stage

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 
 from gtkit.errors import GtkitError
-from gtkit.format import Bundle
+from gtkit.fileio import check_output, write_bytes_atomic
+from gtkit.format import Bundle, read_bundle
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 TRUST_COLORS = {
     "constructed": (0.0, 0.45, 0.85),
@@ -49,3 +54,23 @@ def render_evidence_png(bundle: Bundle, page_number: int, *, dpi: int = 110, lab
                         page.insert_text((ev.box[0] * w, max(ev.box[1] * h - 1.0, 4.0)), entry.path,
                                          fontsize=4, fontname="helv", color=color)
         return page.get_pixmap(dpi=dpi).tobytes("png")
+
+
+def is_png(path: Path) -> bool:
+    """A PNG file (what `--force` may replace)."""
+    try:
+        with open(path, "rb") as f:
+            return path.is_file() and f.read(8) == PNG_MAGIC
+    except OSError:
+        return False
+
+
+def write_evidence_png(bundle: Path, page_number: int, out: Path, *, dpi: int = 110, labels: bool = True,
+                       force: bool = False) -> None:
+    """Render a bundle's page with its evidence to the PNG file `out` (a `.png` name; never over an input)."""
+    out = Path(out)
+    if out.suffix.lower() != ".png":
+        raise GtkitError("the picture is a PNG: give the output a .png name", out)
+    check_output(out, force=force, inputs=[bundle], replaceable=is_png)
+    png = render_evidence_png(read_bundle(bundle), page_number, dpi=dpi, labels=labels)
+    write_bytes_atomic(out, png, force=True)

@@ -233,13 +233,17 @@ def test_bad_input_is_refused(clean, fax, tmp_path, capsys):  # type: ignore[no-
     _refused(capsys, [*base, "--recipe", "fax", "--dpi", "5"], out, "--dpi")
     _refused(capsys, [*base, "--recipe", "fax", "--replay", str(clean)], out, "not a degrade record")
 
-    # existing output without --force: refused and untouched; with --force: replaced
+    # existing output without --force: refused and untouched; --force replaces only what gtkit wrote
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     _refused(capsys, [*base, "--recipe", "fax"], out, "already exists")
+    _refused(capsys, [*base, "--recipe", "fax", "--force"], out, "not an output gtkit wrote")
     assert (out / "keep.txt").read_text() == "mine"
+    (out / "keep.txt").unlink()
+    out.rmdir()
+    assert main_exit([*base, "--recipe", "fax"]) == 0
     assert main_exit([*base, "--recipe", "clean_scan", "--force"]) == 0
-    assert not (out / "keep.txt").exists() and check_bundle(out) == []
+    assert check_bundle(out) == [] and "clean_scan" in (out / "gt.json").read_text()
 
 
 def _with_pdf(tmp_path: Path, name: str, pdf: bytes) -> Path:

@@ -329,9 +329,14 @@ def test_cli_refuses_existing_output_unless_forced(tmp_path, capsys):
     assert code == 2 and "already exists" in err and len(err.strip().splitlines()) == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
-    with pytest.raises(SystemExit) as exc:
-        main(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"])
-    assert exc.value.code in (0, None)
+    code, err = run_cli(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"], capsys)
+    assert code == 2 and "not an output gtkit wrote" in err  # --force never replaces the user's folder
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    for _ in range(2):  # a bundle gtkit wrote is replaced with --force
+        with pytest.raises(SystemExit) as exc:
+            main(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"])
+        assert exc.value.code in (0, None)
     assert sorted(p.name for p in out.iterdir()) == ["document.pdf", "gt.json", "schema.json"]
 
 

@@ -33,17 +33,12 @@ def show(
     out: Path = typer.Option(..., "--out", help="PNG file to write."),
     dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
     labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing PNG."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing PNG (never any other file)."),
 ) -> None:
     """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG."""
-    from gtkit.format import read_bundle
-    from gtkit.fileio import write_bytes_atomic
-    from gtkit.show import render_evidence_png
+    from gtkit.show import write_evidence_png
 
-    if out.exists() and not force:
-        raise GtkitError("already exists (use --force to overwrite)", out)
-    png = render_evidence_png(read_bundle(bundle), page, dpi=dpi, labels=labels)
-    write_bytes_atomic(out, png, force=force)
+    write_evidence_png(bundle, page, out, dpi=dpi, labels=labels, force=force)
     typer.echo(f"wrote {out}")
 
 

@@ -21,17 +21,26 @@ from gtkit.consensus.engine import NULL, Pool, walk_document
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundles
-from gtkit.fileio import write_bytes_atomic
+from gtkit.fileio import check_output, read_jsonl, write_bytes_atomic
 from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
 
 TRUTH = "\x00truth"
 
 
+def is_review_queue(path: Path) -> bool:
+    """A review queue gtkit wrote (JSON Lines of items with an id and a kind): what --force may replace."""
+    if path.suffix != ".jsonl" or not path.is_file():
+        return False
+    try:
+        return all({"id", "kind"} <= set(item) for _, item in read_jsonl(path))
+    except GtkitError:
+        return False
+
+
 def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_miss: float = 0.5,
           force: bool = False) -> tuple[int, int]:
-    if Path(out).exists() and not force:
-        raise GtkitError("already exists (use --force to overwrite)", out)
+    check_output(Path(out), force=force, inputs=[gt, runs, systems], replaceable=is_review_queue)
     if not 0 < min_miss <= 1:
         raise GtkitError(f"--min-miss must be in (0, 1], got {min_miss}")
     runs = Path(runs)

@@ -59,9 +59,9 @@ from gtkit.consensus.inputs import (
     read_run,
 )
 from gtkit.errors import GtkitError
-from gtkit.format import FORMAT_VERSION, GT_NAME, Envelope, GroundTruth, write_dataset
+from gtkit.format import FORMAT_VERSION, GT_NAME, Envelope, GroundTruth, is_gtkit_output, write_dataset
 from gtkit.typed import parse
-from gtkit.fileio import canonical_sha256, dumps_json, sha256_file
+from gtkit.fileio import canonical_sha256, check_output, dumps_json, sha256_file
 from gtkit.format.models import LENIENCIES
 from gtkit.schema import Node, compile_schema, load_schema, validation_errors
 
@@ -574,8 +574,7 @@ def jsonl(items: list[dict]) -> bytes:
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
                   citing: str | None = None, family: str | None = None, do_rescore: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    if Path(out).exists() and not force:
-        raise GtkitError("output already exists (use --force to overwrite)", out)
+    check_output(Path(out), force=force, inputs=[schema, docs, runs, systems], replaceable=is_gtkit_output)
     # Millions of small, acyclic objects: the cyclic collector would rescan them again and
     # again for nothing (a third of the run time on 86,000 cells), so it pauses meanwhile.
     enabled = gc.isenabled()

@@ -25,7 +25,7 @@ import numpy as np
 from gtkit.degrade.boxes import transform_field_dict
 from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json, sha256_file
+from gtkit.fileio import check_output, read_json, sha256_file
 from gtkit.format import (
     GT_NAME,
     PDF_NAME,
@@ -35,6 +35,7 @@ from gtkit.format import (
     Provenance,
     Tags,
     is_dataset,
+    is_gtkit_output,
     iter_bundle_dirs,
     parse_ground_truth,
     read_bundle,
@@ -431,10 +432,7 @@ def degrade(
 ) -> list[Path]:
     """Degrade a bundle (or every bundle of a dataset) into `out`; returns the written bundle folders."""
     out, source = Path(out), Path(source)
-    if out.exists() and not force:
-        raise GtkitError("output already exists (use --force to overwrite)", out)
-    if out.resolve() == source.resolve() or source.resolve() in out.resolve().parents:
-        raise GtkitError("the output must not be the input or inside it", out)
+    check_output(out, force=force, inputs=[source, replay], replaceable=is_gtkit_output)
     if workers < 1:
         raise GtkitError(f"--workers must be at least 1, got {workers}")
     jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)

@@ -36,6 +36,7 @@ from gtkit.format.writer import (
     field_entry,
     gt_bytes,
     index_entry,
+    is_gtkit_output,
     write_bundle,
     write_bundle_output,
     write_dataset,
@@ -45,6 +46,6 @@ __all__ = [
     "FORMAT_VERSION", "LENIENCIES", "GT_NAME", "INDEX_NAME", "PDF_NAME", "SCHEMA_NAME",
     "Bundle", "BundleWriter", "DatasetEntry", "DatasetWriter", "DocumentInfo", "Envelope", "Evidence", "FieldEntry",
     "GroundTruth", "ParentRef", "Provenance", "Reading", "SchemaInfo", "Tags", "evidence_entry", "field_entry",
-    "gt_bytes", "index_entry", "is_dataset", "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle",
+    "gt_bytes", "index_entry", "is_gtkit_output", "is_dataset", "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle",
     "read_bundles", "read_index", "write_bundle", "write_bundle_output", "write_dataset",
 ]

@@ -329,10 +329,27 @@ class DatasetWriter:
         return out
 
 
+def is_gtkit_output(path: Path) -> bool:
+    """A folder gtkit wrote, a bundle (gt.json of this format family) or a dataset (dataset.jsonl), or an empty
+    folder (nothing to lose): what `--force` may replace with a bundle or a dataset."""
+    path = Path(path)
+    if not path.is_dir() or path.is_symlink():
+        return False
+    if (path / INDEX_NAME).is_file() or not any(path.iterdir()):
+        return True
+    try:
+        with open(path / GT_NAME, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return head.startswith(b'{\n "format": "gtkit.gt/')
+
+
 @contextlib.contextmanager
 def write_bundle_output(target: Path, *, force: bool = False) -> Iterator[BundleWriter]:
-    """One bundle at `target`, staged and renamed into place when the body finishes (nothing if it fails)."""
-    with staged_dir(Path(target), force=force) as stage:
+    """One bundle at `target`, staged and renamed into place when the body finishes (nothing if it fails).
+    With `force` it replaces only a bundle or dataset gtkit wrote (`is_gtkit_output`)."""
+    with staged_dir(Path(target), force=force, replaceable=is_gtkit_output) as stage:
         writer = BundleWriter(stage)
         yield writer
         if writer.entry is None:
@@ -341,8 +358,9 @@ def write_bundle_output(target: Path, *, force: bool = False) -> Iterator[Bundle
 
 @contextlib.contextmanager
 def write_dataset(target: Path, *, force: bool = False) -> Iterator[DatasetWriter]:
-    """A dataset at `target`: bundles, side outputs and dataset.jsonl, staged and renamed into place."""
-    with staged_dir(Path(target), force=force) as stage:
+    """A dataset at `target`: bundles, side outputs and dataset.jsonl, staged and renamed into place.
+    With `force` it replaces only a bundle or dataset gtkit wrote (`is_gtkit_output`)."""
+    with staged_dir(Path(target), force=force, replaceable=is_gtkit_output) as stage:
         dataset = DatasetWriter(stage)
         yield dataset
         dataset.write_index()

@@ -24,8 +24,17 @@ from typing import Any
 import numpy as np
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import sha256_file
-from gtkit.format import BundleWriter, DatasetEntry, Envelope, field_entry, length_tag, write_bundle_output, write_dataset
+from gtkit.fileio import check_output, sha256_file
+from gtkit.format import (
+    BundleWriter,
+    DatasetEntry,
+    Envelope,
+    field_entry,
+    is_gtkit_output,
+    length_tag,
+    write_bundle_output,
+    write_dataset,
+)
 from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
@@ -244,8 +253,7 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
     """Make one bundle (or, with `docs`, a dataset of bundles) at `out`; returns what was written."""
     family = _check_args(family_name, records, seed, docs, data)
     out = Path(out)
-    if out.exists() and not force:
-        raise GtkitError("output already exists (use --force to overwrite)", out)
+    check_output(out, force=force, inputs=[data], replaceable=is_gtkit_output)
     user_records = load_records(Path(data), family) if data is not None else None
     n = len(user_records) if user_records is not None else (records or family.default_records)
     base_params: dict[str, Any] = {"records": n}
