@@ -34,6 +34,7 @@ from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
 from gtkit.fileio import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
+from gtkit.pdf import open_pdf
 from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
 
 
@@ -125,14 +126,12 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
         problems.append(Problem(g, "/schema/sha256", "does not match schema.json"))
     if sha256_file(pdf_file) != gt.document.sha256:
         problems.append(Problem(g, "/document/sha256", "does not match document.pdf"))
-    import pymupdf  # here: most commands that load this module never open a PDF
-
     try:
-        with pymupdf.open(pdf_file) as doc:
+        with open_pdf(pdf_file) as doc:
             if doc.page_count != gt.document.pages:
                 problems.append(Problem(g, "/document/pages", f"says {gt.document.pages}, the PDF has {doc.page_count}"))
-    except Exception as e:  # noqa: BLE001 - any parse failure of the PDF is the problem to report
-        problems.append(Problem(str(pdf_file), "", f"not a readable PDF ({e})"))
+    except GtkitError as e:
+        return [*problems, Problem(str(pdf_file), "", e.message)]
 
     for pointer, message in validation_errors(schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))

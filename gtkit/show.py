@@ -9,6 +9,7 @@ import pymupdf
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, write_bytes_atomic
 from gtkit.format import Bundle, read_bundle
+from gtkit.pdf import open_pdf
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -26,11 +27,7 @@ def render_evidence_png(bundle: Bundle, page_number: int, *, dpi: int = 110, lab
     pages = bundle.gt.document.pages
     if not 1 <= page_number <= pages:
         raise GtkitError(f"page {page_number} is out of range (the document has {pages} pages)", bundle.pdf_path)
-    try:
-        doc = pymupdf.open(bundle.pdf_path)
-    except Exception as e:  # noqa: BLE001 - report any parse failure as the file's problem
-        raise GtkitError(f"not a readable PDF ({e})", bundle.pdf_path) from None
-    with doc:
+    with open_pdf(bundle.pdf_path) as doc:
         page = doc[page_number - 1]
         w, h = page.rect.width, page.rect.height
         for entry in bundle.gt.fields:

@@ -151,3 +151,39 @@ def test_check_reports_every_invalid_field_entry(case, capsys):
     assert code == 1
     assert "#/fields/0/readings/0/evidence/0/box:" in out
     assert "#/fields/5/trust:" in out
+
+
+def test_check_on_a_gt_json_file_names_the_folder_to_give(case, capsys):
+    code, out, err = run(["check", str(case / "ds" / "inv" / "gt.json")], capsys)
+    assert code == 1 and "is a file: give the bundle or dataset folder" in out + err
+
+
+def test_debug_is_accepted_after_the_verb(case, capsys):
+    with pytest.raises(Exception) as exc:  # --debug lets the error through with its traceback
+        main(["check", str(case / "missing"), "--debug"])
+    assert "not found" in str(exc.value)
+    code, _, err = run(["check", str(case / "missing")], capsys)
+    assert_one_line_error(code, err, "not found")
+
+
+@pytest.mark.parametrize("damage, needle", [
+    ("encrypted", "encrypted"), ("truncated", "damaged"), ("garbage", "not a readable PDF"),
+])
+def test_check_and_show_on_an_unusable_pdf_are_one_line(tmp_path, capsys, damage, needle):
+    import pymupdf
+
+    from gtkit.fileio import sha256_bytes
+    from gtkit.format import write_bundle
+    from helpers import make_gt
+
+    pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
+    bad = {"encrypted": pymupdf.open(stream=pdf, filetype="pdf").tobytes(
+               encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u"),
+           "truncated": pdf[: len(pdf) // 2], "garbage": b"%PDF-1.4\nhello"}[damage]
+    gt = gt.model_copy(update={"document": gt.document.model_copy(update={"sha256": sha256_bytes(bad)})})
+    write_bundle(tmp_path / "b", pdf=bad, schema=INVOICE_SCHEMA, gt=gt)
+    code, out, err = run(["check", str(tmp_path / "b")], capsys)
+    assert code == 1 and needle in out and "Traceback" not in out + err and "MuPDF" not in out + err
+    code, _, err = run(["show", str(tmp_path / "b"), "--out", str(tmp_path / "p.png")], capsys)
+    assert_one_line_error(code, err, needle)
+    assert not (tmp_path / "p.png").exists()

@@ -456,3 +456,28 @@ def test_data_values_printed_exactly_are_kept(tmp_path):
     synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
     gt = json.loads((tmp_path / "o" / "gt.json").read_text())
     assert [r["amount"] for r in gt["expected"]["properties"]] == [12.5, 1234567.89, 7]
+
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        ('{"owner_name": "X", "amount": NaN}', r"line 1: field 'amount': nan is not a number that can be printed"),
+        ('{"owner_name": "X", "amount": Infinity}', r"line 1: field 'amount': inf is not a number"),
+        ('{"owner_name": "\u05e9\u05dc\u05d5\u05dd"}', r"line 1: field 'owner_name': right-to-left text is not supported"),
+        ('{"owner_name": "' + "A" * 5000 + '"}', r"line 1: field 'owner_name': 5,000 characters"),
+    ],
+)
+def test_data_values_that_cannot_be_printed_name_file_line_and_field(tmp_path, text, pattern):
+    row = {**UP_ROW, **json.loads(text)}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(row, allow_nan=True) + "\n")
+    with pytest.raises(GtkitError, match=pattern) as exc:
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+    assert exc.value.path == str(data)
+
+
+def test_csv_missing_columns_are_all_named(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("owner_name,address,city,state,property_type,holder\nX,,,,WAGES,H\n")
+    with pytest.raises(GtkitError, match=r"line 1: missing column\(s\) 'amount', 'year_reported'"):
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)

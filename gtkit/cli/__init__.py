@@ -47,8 +47,10 @@ from gtkit.cli import demo as _demo  # noqa: E402,F401
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors exit 2 (typer), input problems one line and exit 2, nothing else escapes."""
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    if debug:  # accepted anywhere on the line, before or after the verb
+        args = ["--debug", *(a for a in args if a != "--debug")]
     try:
         app(args=args, prog_name="gtkit")
     except GtkitError as e:

@@ -43,6 +43,7 @@ from gtkit.format import (
     write_dataset,
 )
 from gtkit.geometry import page_homography
+from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 
 DEFAULT_DPI = 200
@@ -170,27 +171,8 @@ class Job:
 
 
 def open_parent_pdf(path: Path) -> list[tuple[float, float]]:
-    """Page sizes (points) of a parent PDF, refusing encrypted, corrupt or empty files with one line."""
-    import pymupdf
-
-    try:
-        doc = pymupdf.open(path)
-    except Exception as e:  # noqa: BLE001
-        raise GtkitError(f"not a readable PDF ({type(e).__name__}: {e})", path) from None
-    with doc:
-        if doc.needs_pass or doc.is_encrypted or (doc.metadata or {}).get("encryption"):
-            raise GtkitError("the PDF is encrypted; degrade needs an unencrypted document", path)
-        if not doc.is_pdf:
-            raise GtkitError("not a PDF", path)
-        if doc.page_count == 0:
-            raise GtkitError("the PDF has no pages", path)
-        sizes = []
-        for page in doc:
-            r = page.rect
-            if r.width <= 0 or r.height <= 0:
-                raise GtkitError(f"page {page.number + 1} has an empty page box", path)
-            sizes.append((float(r.width), float(r.height)))
-    return sizes
+    """Page sizes (points) of a parent PDF, refusing encrypted, damaged or empty files with one line."""
+    return page_sizes(path)
 
 
 def degraded_doc_id(parent_doc_id: str, recipe_name: str, seed: int) -> str:

@@ -222,6 +222,8 @@ def iter_bundle_dirs(path: Path) -> Iterator[tuple[str | None, Path]]:
         yield None, path
     elif not path.exists():
         raise GtkitError("not found", path)
+    elif path.is_file():
+        raise GtkitError(f"is a file: give the bundle or dataset folder ({path.parent})", path)
     else:
         raise GtkitError("neither a bundle (no gt.json) nor a dataset (no dataset.jsonl)", path)
 

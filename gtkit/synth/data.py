@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,9 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
         if unknown:
             raise GtkitError(f"line 1: unknown column(s) {', '.join(map(repr, unknown))} "
                              f"(fields: {', '.join(props)})", path)
+        missing = [name for name in family.record_schema.get("required", []) if name not in header]
+        if missing:
+            raise GtkitError(f"line 1: missing column(s) {', '.join(map(repr, missing))}", path)
         while True:
             start = reader.line_num + 1
             try:
@@ -108,6 +112,8 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
 
 
 MONEY_LIMIT = 10**13  # cents stay exact in a binary float below this
+MAX_VALUE_CHARS = 2000  # a printed value longer than this is no list entry (and would not fit a page)
+_RTL = {"R", "AL", "RLE", "RLO", "RLI"}
 
 
 def printed_problem(family: Family, name: str, value: Any) -> str | None:
@@ -120,6 +126,10 @@ def printed_problem(family: Family, name: str, value: Any) -> str | None:
         return None
     printed = " ".join(family.display(name, value).split())
     if isinstance(value, str):
+        if len(value) > MAX_VALUE_CHARS:
+            return f"{len(value):,} characters; a printed value holds at most {MAX_VALUE_CHARS:,}"
+        if any(unicodedata.bidirectional(c) in _RTL for c in value):
+            return "right-to-left text is not supported (the layout and the read-back run left to right)"
         if printed != value:
             return f"{value[:40]!r} is printed as {printed[:40]!r} (line breaks, tabs and repeated spaces collapse)"
         return None
