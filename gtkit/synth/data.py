@@ -109,9 +109,8 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
 
 def body_glyphs(family: Family) -> set[int]:
     """Code points the family's body font can draw (a value outside them could not be read back)."""
-    section = family.layout.get(family.renderer, {})
-    key = section.get("font", "regular")
-    font = register(str(family.layout.get("fonts", {}).get(key, family.layout["fonts"]["regular"])))
+    section = getattr(family.layout, family.renderer)
+    font = register(family.layout.fonts[section.font])
     return set(pdfmetrics.getFont(font).face.charToGlyph)
 
 

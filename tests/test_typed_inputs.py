@@ -1,0 +1,122 @@
+"""Every file a user hands gtkit is parsed by a typed model: through the real CLI, an unknown key, a value of
+the wrong type and a missing required key each give one line on stderr naming the file and the key (as a
+JSON Pointer), exit status 2, and no traceback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import gtkit.synth.family as family_mod
+from gtkit.cli import main
+from gtkit.paths import FAMILIES_DIR
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    return int(exc.value.code or 0), capsys.readouterr().err
+
+
+def assert_refused(code: int, err: str, path: Path, pointer: str, what: str) -> None:
+    """Exit 2 and exactly `gtkit: error: <path>: <pointer>: <what>...` on one line."""
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"gtkit: error: {path}: {pointer}: {what}"), err
+
+
+def edit_text(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert re.search(old, text, flags=re.M), (old, path)
+    path.write_text(re.sub(old, new, text, count=1, flags=re.M))
+
+
+# --- family.toml and layout.toml ----------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def families(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A private copy of the shipped families, the registry pointed at it."""
+    root = tmp_path / "families"
+    for name in ("creditor_matrix", "unclaimed_property"):
+        shutil.copytree(FAMILIES_DIR / name, root / name)
+    monkeypatch.setattr(family_mod, "FAMILIES_DIR", root)
+    family_mod._cached.cache_clear()
+    yield root
+    family_mod._cached.cache_clear()
+
+
+FAMILY_CASES = [
+    # (family, file, regex to replace, replacement, pointer, message start)
+    ("creditor_matrix", "family.toml", r"^allow_split = false$", "allow_split = false\ncolour = 'red'",
+     "/colour", "unknown key"),
+    ("creditor_matrix", "family.toml", r"^default_records = 8624$", 'default_records = "many"',
+     "/default_records", "Input should be a valid integer"),
+    ("creditor_matrix", "family.toml", r'^records_field = "creditors"$', "", "/records_field", "required key is missing"),
+    ("unclaimed_property", "family.toml", r'^orientation = "landscape"$', 'orientation = "sideways"',
+     "/page/orientation", "Input should be 'portrait' or 'landscape'"),
+    ("unclaimed_property", "family.toml", r"^domain = \"D3\"$", 'domain = "D3"\nlength = "L1"',
+     "/tags/length", "unknown key"),
+    ("unclaimed_property", "family.toml", r"^allow_split = false$", "allow_split = true",
+     "/allow_split", "true needs renderer 'columns'"),
+    ("creditor_matrix", "family.toml", r'^name = "creditor_matrix"$', 'name = "creditors"',
+     "/name", "name 'creditors' must equal the folder name 'creditor_matrix'"),
+    ("creditor_matrix", "layout.toml", r"^gutter = 14$", "gutterr = 14", "/columns/gutterr", "unknown key"),
+    ("creditor_matrix", "layout.toml", r"^count = 3$", 'count = "three"', "/columns/count",
+     "Input should be a valid integer"),
+    ("creditor_matrix", "layout.toml", r"^lines = \[", "linez = [", "/columns/lines", "required key is missing"),
+    ("creditor_matrix", "layout.toml", r"^\[columns\]$", "[colums]", "/colums", "unknown key"),
+    ("creditor_matrix", "layout.toml", r"^top = 24$", "top = 24\nfont_size = 8", "/chrome/0/font_size", "unknown key"),
+    ("creditor_matrix", "layout.toml", r"^top = 34$", "", "/chrome/1/top", "required key is missing"),
+    ("creditor_matrix", "layout.toml", r"^y = 68$", 'y = "68"', "/rule/0/y", "Input should be a valid number"),
+    ("creditor_matrix", "layout.toml", r"^margins = .*$", "margins = [30, 24, 30]", "/page/margins/3",
+     "required key is missing"),
+    ("creditor_matrix", "layout.toml", r"^regular = .*$", "", "/fonts/regular", "required key is missing"),
+    ("creditor_matrix", "layout.toml", r'^font = "bold"$', 'font = "heavy"', "/chrome/0/font",
+     "'heavy' is not a key of [fonts]"),
+    ("creditor_matrix", "layout.toml", r"^gap = 2.9$", 'gap = 2.9\ncontinued_font = "italic"',
+     "/columns/continued_font", "'italic' is not a key of [fonts]"),
+    ("creditor_matrix", "layout.toml", r"^gap = 2.9$", 'gap = 2.9\ncontinued = "  "',
+     "/columns/continued", "must be a non-empty text"),
+    ("unclaimed_property", "layout.toml", r'title = "City", width = 78 ', 'title = "City" ',
+     "/table/columns/2/width", "required key is missing"),
+    ("unclaimed_property", "layout.toml", r'title = "St", width = 22 ', 'title = "St", width = 22, align = "centre" ',
+     "/table/columns/3/align", "Input should be 'left' or 'right'"),
+    ("unclaimed_property", "layout.toml", r"^row_gap = 1.9$", "row_gap = true", "/table/row_gap",
+     "Input should be a valid number"),
+    ("unclaimed_property", "layout.toml", r'^amount = "money"$', 'amount = "dollars"', "/formats/amount",
+     "Input should be 'money' or 'int'"),
+]
+
+
+@pytest.mark.parametrize("family, file, old, new, pointer, what", FAMILY_CASES)
+def test_bad_family_files_are_refused_by_synth(families, tmp_path, capsys, family, file, old, new, pointer, what):
+    edit_text(families / family / file, old, new)
+    out = tmp_path / "out"
+    code, err = run(["synth", "--family", family, "--records", "3", "--out", str(out)], capsys)
+    assert_refused(code, err, families / family / file, pointer, what)
+    assert not out.exists()
+
+
+def test_layout_needs_the_section_of_the_renderer(families, tmp_path, capsys):
+    edit_text(families / "creditor_matrix" / "family.toml", r'^renderer = "columns"$', 'renderer = "table"')
+    code, err = run(["synth", "--family", "creditor_matrix", "--out", str(tmp_path / "out")], capsys)
+    assert_refused(code, err, families / "creditor_matrix" / "layout.toml", "/table",
+                   "required key is missing (the section of renderer 'table')")
+
+
+def test_families_command_names_the_broken_file(families, capsys):
+    edit_text(families / "creditor_matrix" / "layout.toml", r"^size = 6$", "size = -6")
+    code, err = run(["families"], capsys)
+    assert_refused(code, err, families / "creditor_matrix" / "layout.toml", "/columns/size",
+                   "Input should be greater than 0")
+
+
+def test_shipped_families_parse(families, capsys):
+    code, _ = run(["families"], capsys)
+    assert code == 0
