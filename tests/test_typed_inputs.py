@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -120,3 +119,62 @@ def test_families_command_names_the_broken_file(families, capsys):
 def test_shipped_families_parse(families, capsys):
     code, _ = run(["families"], capsys)
     assert code == 0
+
+
+# --- recipes ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    from test_degrade_support import make_clean_bundle
+
+    return make_clean_bundle(tmp_path_factory.mktemp("clean") / "inv", n_lines=12)
+
+
+RECIPE = """description = "a test recipe"
+[geometry]
+rotation_deg = [-1.0, 1.0]
+[output]
+format = "png"
+[[stages]]
+stage = "blur"
+sigma = [0.1, 0.2]
+[[stages]]
+stage = "gaussian_noise"
+sigma = 4
+[[stages]]
+stage = "threshold"
+method = "otsu"
+"""
+
+RECIPE_CASES = [
+    # (regex to replace, replacement, pointer, message start)
+    (r'^method = "otsu"$', 'method = "otsu"\nsigma = 2', "/stages/2/sigma", "unknown key"),
+    (r"^sigma = 4$", 'sigma = "loud"', "/stages/1/sigma", "expected a number, got str 'loud'"),
+    (r'^stage = "gaussian_noise"$', "", "/stages/1/stage", "required key is missing"),
+    (r"^description = ", "colour = 'red'\ndescription = ", "/colour", "unknown key"),
+    (r"^description = .*$", "description = 3", "/description", "Input should be a valid string"),
+    (r"^rotation_deg = .*$", "rotation = 1", "/geometry/rotation", "unknown key"),
+    (r'^format = "png"$', 'format = "png"\nquality = "high"', "/output/quality", "Input should be a valid integer"),
+    (r'^stage = "blur"$', 'stage = "blur"\np = "often"', "/stages/0/p", "Input should be a valid number"),
+    (r'^stage = "blur"$', 'stage = "crease"', "/stages/0/stage", "'crease' warps the page non-rigidly"),
+    (r"^sigma = \[0.1, 0.2\]$", "sigma = [0.2, 0.1]", "/stages/0/sigma", "range [0.2, 0.1] has lo > hi"),
+]
+
+
+@pytest.mark.parametrize("old, new, pointer, what", RECIPE_CASES)
+def test_bad_recipes_are_refused_by_degrade(clean, tmp_path, capsys, old, new, pointer, what):
+    recipe = tmp_path / "mine.toml"
+    recipe.write_text(RECIPE)
+    edit_text(recipe, old, new)
+    out = tmp_path / "out"
+    code, err = run(["degrade", str(clean), "--recipe", str(recipe), "--dpi", "50", "--out", str(out)], capsys)
+    assert_refused(code, err, recipe, pointer, what)
+    assert not out.exists()
+
+
+def test_the_test_recipe_is_valid(clean, tmp_path, capsys):
+    recipe = tmp_path / "mine.toml"
+    recipe.write_text(RECIPE)
+    code, err = run(["degrade", str(clean), "--recipe", str(recipe), "--dpi", "50", "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err

@@ -23,7 +23,7 @@ import numpy as np
 
 from gtkit import __version__
 from gtkit.degrade.boxes import transform_field_dict
-from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
+from gtkit.degrade.recipe import Recipe, load_recipe, sample_geometry, slug
 from gtkit.errors import GtkitError
 from gtkit.format import (
     GT_NAME,
@@ -43,6 +43,7 @@ from gtkit.format.bundle import INDEX_NAME, PDF_NAME, SCHEMA_NAME, parse_ground_
 from gtkit.fileio import dumps_json, read_json, sha256_file, staged_dir, write_bytes_atomic
 from gtkit.geometry import page_homography
 from gtkit.rng import generator
+from gtkit.typed import parse
 
 DEFAULT_DPI = 200
 PERCEPTION_TAG = "P1"
@@ -257,7 +258,7 @@ def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float
     params = prov.parameters or {}
     try:
         dpi = int(params["dpi"])
-        recipe = parse_recipe(params["recipe"], params["recipe"]["name"], where)
+        recipe = parse(Recipe, params["recipe"], where)
         plans = list(params["pages"])
     except (KeyError, TypeError, ValueError):
         raise GtkitError("degrade record is incomplete (needs dpi, recipe and pages)", where) from None

@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from gtkit.degrade import ops
+from gtkit.typed import Strict
 
 # --- parameter kinds ----------------------------------------------------------------------------------------------
 
@@ -95,8 +96,10 @@ def _rgb(v: Any) -> tuple[int, int, int]:
 RGB = Annotated[tuple[int, int, int], BeforeValidator(_rgb), _Kind("fixed")]
 
 
-class Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Params(Strict):
+    """A stage's parameters as a recipe gives them (unknown parameters refused)."""
+
+    model_config = ConfigDict(frozen=True)
 
 
 def _kind(model: type[BaseModel], name: str) -> str:
