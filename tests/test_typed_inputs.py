@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,68 @@ def test_the_test_recipe_is_valid(clean, tmp_path, capsys):
     recipe.write_text(RECIPE)
     code, err = run(["degrade", str(clean), "--recipe", str(recipe), "--dpi", "50", "--out", str(tmp_path / "o")], capsys)
     assert code == 0, err
+
+
+# --- replay records -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def degraded(clean, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    from gtkit.degrade import degrade
+
+    out = tmp_path_factory.mktemp("degraded") / "inv-fax"
+    degrade(clean, out, recipe="fax", seed=3, dpi=50)
+    return out
+
+
+def _drop(key: str) -> Callable[[dict], None]:
+    return lambda d: d.pop(key)
+
+
+REPLAY_CASES = [
+    # (change to the provenance, pointer below the provenance, message start)
+    (lambda p: p["parameters"]["pages"][0]["geometry"].update(shear=0.1), "/parameters/pages/0/geometry/shear",
+     "unknown key"),
+    (lambda p: p["parameters"].update(dpi="50"), "/parameters/dpi", "Input should be a valid integer"),
+    (lambda p: _drop("size_px")(p["parameters"]["pages"][0]), "/parameters/pages/0/size_px", "required key is missing"),
+    (lambda p: _drop("background")(p["parameters"]["pages"][0]["geometry"]), "/parameters/pages/0/geometry/background",
+     "required key is missing"),
+    (lambda p: p["parameters"]["pages"][0]["geometry"]["homography"].pop(), "/parameters/pages/0/geometry/homography/2",
+     "required key is missing"),
+    (lambda p: p["parameters"]["pages"][0].update(size_px=[0, 10]), "/parameters/pages/0/size_px/0",
+     "Input should be greater than 0"),
+    (lambda p: p["parameters"]["pages"][0]["stages"][0].update(stage="sparkle"), "/parameters/pages/0/stages/0/stage",
+     "unknown stage 'sparkle'"),
+    (lambda p: p["parameters"]["pages"][0]["stages"][0].update(applied="yes"), "/parameters/pages/0/stages/0/applied",
+     "Input should be a valid boolean"),
+    (lambda p: _drop("sigma")(p["parameters"]["pages"][0]["stages"][1]["params"]),
+     "/parameters/pages/0/stages/1/params/sigma", "required key is missing"),
+    (lambda p: p["parameters"]["pages"][0]["stages"][1]["params"].update(glow=1),
+     "/parameters/pages/0/stages/1/params/glow", "unknown key"),
+    (lambda p: p["parameters"]["pages"][0]["stages"][2]["params"].update(method="magic"),
+     "/parameters/pages/0/stages/2/params/method", "Input should be 'otsu', 'fixed' or 'bayer'"),
+    (lambda p: p["parameters"]["recipe"]["stages"][0].update(dpi_z=3), "/parameters/recipe/stages/0/dpi_z",
+     "unknown key"),
+    (lambda p: _drop("name")(p["parameters"]["recipe"]), "/parameters/recipe/name", "required key is missing"),
+    (_drop("seed"), "/seed", "required key is missing"),
+    (lambda p: p.update(version=1), "/version", "unknown key"),
+    (lambda p: p["parameters"].update(version=2), "/parameters/version", "Input should be 1"),
+]
+
+
+@pytest.mark.parametrize("change, pointer, what", REPLAY_CASES)
+@pytest.mark.parametrize("form", ["gt.json", "provenance"])
+def test_bad_replay_records_are_refused(clean, degraded, tmp_path, capsys, change, pointer, what, form):
+    gt = json.loads((degraded / "gt.json").read_text())
+    change(gt["provenance"])
+    record = tmp_path / f"record.{form}.json"
+    record.write_text(json.dumps(gt if form == "gt.json" else gt["provenance"]))
+    out = tmp_path / "out"
+    code, err = run(["degrade", str(clean), "--replay", str(record), "--out", str(out)], capsys)
+    assert_refused(code, err, record, ("/provenance" if form == "gt.json" else "") + pointer, what)
+    assert not out.exists()
+
+
+def test_a_synth_bundle_is_no_replay_record(clean, tmp_path, capsys):
+    code, err = run(["degrade", str(clean), "--replay", str(clean), "--out", str(tmp_path / "out")], capsys)
+    assert_refused(code, err, clean / "gt.json", "/provenance/pipeline", "not a degrade record (pipeline 'manual')")
