@@ -244,3 +244,48 @@ def test_bad_replay_records_are_refused(clean, degraded, tmp_path, capsys, chang
 def test_a_synth_bundle_is_no_replay_record(clean, tmp_path, capsys):
     code, err = run(["degrade", str(clean), "--replay", str(clean), "--out", str(tmp_path / "out")], capsys)
     assert_refused(code, err, clean / "gt.json", "/provenance/pipeline", "not a degrade record (pipeline 'manual')")
+
+
+# --- prediction citations -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def scoring(tmp_path: Path) -> Path:
+    from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
+
+    make_bundle(tmp_path / "gt" / "inv", INVOICE_SCHEMA, INVOICE, doc_id="inv")
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred" / "inv.json").write_text(json.dumps(INVOICE))
+    return tmp_path
+
+
+CITATION_CASES = [
+    # (citations file, pointer, message start)
+    ({"/date": [{"page": 1, "box": [0.1, 0.1, 0.2, 0.2], "quote": "2019"}]}, "/~1date/0/quote", "unknown key"),
+    ({"/date": [{"page": "1"}]}, "/~1date/0/page", "Input should be a valid integer"),
+    ({"/date": [{"box": [0.1, 0.1, 0.2, 0.2]}]}, "/~1date/0/page", "required key is missing"),
+    ({"/date": [{"page": 1, "box": [0.1, 0.1, 0.2, True]}]}, "/~1date/0/box/3", "Input should be a valid number"),
+    ({"/date": [{"page": 0}]}, "/~1date/0/page", "Input should be greater than or equal to 1"),
+    ({"/date": {"page": 1}}, "/~1date", "Input should be a valid list"),
+    ({"date": []}, "/date", "key 'date' is not a JSON Pointer"),
+    ([{"page": 1}], "top level", "Input should be a valid dictionary"),
+]
+
+
+@pytest.mark.parametrize("citations, pointer, what", CITATION_CASES)
+def test_bad_citations_are_refused_by_score(scoring, capsys, citations, pointer, what):
+    path = scoring / "pred" / "inv.citations.json"
+    path.write_text(json.dumps(citations))
+    code, err = run(["score", "--gt", str(scoring / "gt" / "inv"), "--pred", str(scoring / "pred")], capsys)
+    assert_refused(code, err, path, pointer, what)
+
+
+def test_citations_of_no_predicted_cell_and_without_box_are_accepted(scoring, capsys):
+    """What is not refused: a pointer naming no predicted cell is never looked up; no box means page level."""
+    (scoring / "pred" / "inv.citations.json").write_text(json.dumps({"/nowhere": [{"page": 1}], "/date": [{"page": 1}]}))
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "--gt", str(scoring / "gt" / "inv"), "--pred", str(scoring / "pred"), "--json"])
+    assert not exc.value.code
+    doc = json.loads(capsys.readouterr().out)["documents"][0]
+    assert (doc["page"]["correct"], doc["page"]["n_pred"]) == (1, 1)  # the date, cited on its page
+    assert (doc["word"]["correct"], doc["word"]["n_pred"]) == (0, 1)  # no box: no word-level credit
