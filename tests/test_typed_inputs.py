@@ -57,7 +57,8 @@ FAMILY_CASES = [
      "/colour", "unknown key"),
     ("creditor_matrix", "family.toml", r"^default_records = 8624$", 'default_records = "many"',
      "/default_records", "Input should be a valid integer"),
-    ("creditor_matrix", "family.toml", r'^records_field = "creditors"$', "", "/records_field", "required key is missing"),
+    ("creditor_matrix", "family.toml", r'^records_field = "creditors"$', "", "/records_field",
+     "required key is missing"),
     ("unclaimed_property", "family.toml", r'^orientation = "landscape"$', 'orientation = "sideways"',
      "/page/orientation", "Input should be 'portrait' or 'landscape'"),
     ("unclaimed_property", "family.toml", r"^domain = \"D3\"$", 'domain = "D3"\nlength = "L1"',
@@ -177,7 +178,8 @@ def test_bad_recipes_are_refused_by_degrade(clean, tmp_path, capsys, old, new, p
 def test_the_test_recipe_is_valid(clean, tmp_path, capsys):
     recipe = tmp_path / "mine.toml"
     recipe.write_text(RECIPE)
-    code, err = run(["degrade", str(clean), "--recipe", str(recipe), "--dpi", "50", "--out", str(tmp_path / "o")], capsys)
+    out = tmp_path / "o"
+    code, err = run(["degrade", str(clean), "--recipe", str(recipe), "--dpi", "50", "--out", str(out)], capsys)
     assert code == 0, err
 
 
@@ -282,7 +284,8 @@ def test_bad_citations_are_refused_by_score(scoring, capsys, citations, pointer,
 
 def test_citations_of_no_predicted_cell_and_without_box_are_accepted(scoring, capsys):
     """What is not refused: a pointer naming no predicted cell is never looked up; no box means page level."""
-    (scoring / "pred" / "inv.citations.json").write_text(json.dumps({"/nowhere": [{"page": 1}], "/date": [{"page": 1}]}))
+    citations = {"/nowhere": [{"page": 1}], "/date": [{"page": 1}]}
+    (scoring / "pred" / "inv.citations.json").write_text(json.dumps(citations))
     with pytest.raises(SystemExit) as exc:
         main(["score", "--gt", str(scoring / "gt" / "inv"), "--pred", str(scoring / "pred"), "--json"])
     assert not exc.value.code

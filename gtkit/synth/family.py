@@ -153,7 +153,8 @@ def _load(folder: Path) -> Family:
     root = compile_schema(schema)
     records = root.props.get(meta.records_field) if root.kind == "object" else None
     if records is None or records.kind != "records":
-        raise GtkitError(f"/records_field: {meta.records_field!r} must name an array of objects in schema.json", toml_path)
+        raise GtkitError(f"/records_field: {meta.records_field!r} must name an array of objects in schema.json",
+                         toml_path)
     return Family(
         name=meta.name,
         description=meta.description,

@@ -166,9 +166,11 @@ class Layout(Strict):
 
     def font_keys(self) -> list[tuple[tuple[str | int, ...], str]]:
         """(location, key of [fonts]) of every font the layout names."""
-        out: list[tuple[tuple[str | int, ...], str]] = [(("chrome", i, "font"), c.font) for i, c in enumerate(self.chrome)]
+        out: list[tuple[tuple[str | int, ...], str]] = [(("chrome", i, "font"), c.font)
+                                                         for i, c in enumerate(self.chrome)]
         if self.columns is not None:
-            out += [(("columns", "font"), self.columns.font), (("columns", "continued_font"), self.columns.continued_font)]
+            out += [(("columns", "font"), self.columns.font),
+                    (("columns", "continued_font"), self.columns.continued_font)]
         if self.table is not None:
             out += [(("table", "font"), self.table.font), (("table", "header_font"), str(self.table.header_font))]
         return out
@@ -379,7 +381,8 @@ def _geometry(family: Family) -> tuple[tuple[float, float, float, float], tuple[
     ml, mt, mr, mb = family.layout.page.margins
     content = (ml, mt, width - mr, height - mb)
     body = family.layout.body
-    body_box = (ml, mt if body.top is None else body.top, width - mr, height - mb if body.bottom is None else body.bottom)
+    top = mt if body.top is None else body.top
+    body_box = (ml, top, width - mr, height - mb if body.bottom is None else body.bottom)
     if not (content[1] <= body_box[1] < body_box[3] <= content[3]):
         raise GtkitError("layout.toml [body] top/bottom must lie inside the page margins")
     return content, body_box
@@ -432,7 +435,8 @@ def _marker_template(family: Family, spec: Columns) -> list[tuple[bool, str]]:
 def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
     spec = family.layout.columns
     assert spec is not None  # the family's renderer section (Layout checks it is there)
-    n_cols, gutter, font, size, leading, gap = spec.count, spec.gutter, fonts[spec.font], spec.size, spec.leading, spec.gap
+    n_cols, gutter, font = spec.count, spec.gutter, fonts[spec.font]
+    size, leading, gap = spec.size, spec.leading, spec.gap
     line_specs = spec.lines
     x0, top, x1, bottom = body_box
     col_w = (x1 - x0 - gutter * (n_cols - 1)) / n_cols
