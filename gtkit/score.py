@@ -25,7 +25,9 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, RootModel, StrictFloat
 
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
@@ -35,6 +37,7 @@ from gtkit.fileio import read_json
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
+from gtkit.typed import Strict, read_json_as
 
 IOU_THRESHOLD = 0.5
 SLICE_AXES = ("task", "perception", "structure", "length", "domain")
@@ -378,24 +381,27 @@ class _DocumentScorer:
                 self.pred_only(item, record)
 
 
-def validate_citations(data: Any, path: Path) -> dict[str, list[dict[str, Any]]]:
-    """A citations file maps JSON Pointers to lists of {page, box}; anything else is refused."""
-    if not isinstance(data, dict):
-        raise GtkitError("citations must be a JSON object mapping JSON Pointers to lists of {page, box}", path)
-    for pointer, cites in data.items():
-        if not (pointer == "" or pointer.startswith("/")):
-            raise GtkitError(f"key {pointer!r} is not a JSON Pointer", path)
-        if not isinstance(cites, list) or not all(isinstance(c, dict) for c in cites):
-            raise GtkitError(f"{pointer}: expected a list of {{page, box}} objects", path)
-        for c in cites:
-            page, box = c.get("page"), c.get("box")
-            if not isinstance(page, int) or isinstance(page, bool) or page < 1:
-                raise GtkitError(f"{pointer}: page must be an integer >= 1, got {page!r}", path)
-            if box is not None and not (
-                isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
-            ):
-                raise GtkitError(f"{pointer}: box must be [x0, y0, x1, y1], got {box!r}", path)
-    return data
+def _json_pointer(key: str) -> str:
+    if not (key == "" or key.startswith("/")):
+        raise ValueError(f"key {key!r} is not a JSON Pointer")
+    return key
+
+
+class Citation(Strict):
+    """One place a predicted value is cited from: a 1-based page and, optionally, a box [x0, y0, x1, y1]
+    normalized to the page (without a box, the citation counts at page level only)."""
+
+    page: Annotated[int, Field(strict=True, ge=1)]
+    box: tuple[StrictFloat, StrictFloat, StrictFloat, StrictFloat] | None = None
+
+
+class Citations(RootModel[dict[Annotated[str, AfterValidator(_json_pointer)], list[Citation]]]):
+    """`<doc_id>.citations.json`: JSON Pointers of the prediction, each to its citations. A pointer that
+    names no predicted cell is not an error: it is simply never looked up."""
+
+    def as_dicts(self) -> dict[str, list[dict[str, Any]]]:
+        """The {page, box} lists the scorer reads (the form consensus hands it too)."""
+        return {pointer: [c.model_dump() for c in cites] for pointer, cites in self.root.items()}
 
 
 def score_truth(
@@ -456,7 +462,7 @@ def load_prediction(pred_dir: Path, doc_id: str) -> tuple[Any, dict[str, list[di
     if not isinstance(predicted, dict):
         raise GtkitError(f"a prediction must be a JSON object, got {type(predicted).__name__}", path)
     cite_path = Path(pred_dir) / f"{doc_id}.citations.json"
-    citations = validate_citations(read_json(cite_path), cite_path) if cite_path.is_file() else {}
+    citations = read_json_as(Citations, cite_path).as_dicts() if cite_path.is_file() else {}
     return predicted, citations
 
 

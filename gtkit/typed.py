@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json, read_jsonl, read_toml
@@ -36,9 +37,17 @@ def escape_token(token: str | int) -> str:
 
 
 def pointer_of(loc: tuple[Any, ...]) -> str:
-    """A pydantic error location as a JSON Pointer (validator-function names left out)."""
-    parts = [p for p in loc if not (isinstance(p, str) and p.startswith("function-"))]
+    """A pydantic error location as a JSON Pointer (validator-function names left out, and the `[key]`
+    pydantic appends when a mapping's key itself is wrong: the pointer then names that key)."""
+    parts = [p for p in loc if not (isinstance(p, str) and (p.startswith("function-") or p == "[key]"))]
     return "".join("/" + escape_token(p) for p in parts)
+
+
+def error_at(loc: tuple[str | int, ...], message: str) -> ValidationError:
+    """A validation error at `loc` (relative to the value being validated): raised inside a validator that
+    checks one key against another, it points at the offending key rather than at the whole value."""
+    detail = InitErrorDetails(type=PydanticCustomError("value_error", message), loc=loc, input=None)
+    return ValidationError.from_exception_data("gtkit", [detail])
 
 
 def _message(err: dict[str, Any]) -> str:
@@ -46,7 +55,7 @@ def _message(err: dict[str, Any]) -> str:
         return "unknown key"
     if err["type"] == "missing":
         return "required key is missing"
-    return str(err["msg"])
+    return str(err["msg"]).removeprefix("Value error, ")
 
 
 def validation_message(err: ValidationError) -> str:

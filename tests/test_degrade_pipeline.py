@@ -294,10 +294,16 @@ def test_bad_replay_records_are_refused(clean, fax, tmp_path, capsys):  # type: 
     refused(prov, "disagrees", extra=["--seed", "8"])
     bad = json.loads(json.dumps(prov))
     bad["parameters"]["pages"][1]["stages"][0]["stage"] = "crease"
-    refused(bad, "unknown stage")
+    refused(bad, "/parameters/pages/1/stages/0/stage: unknown stage 'crease'")
     bad = json.loads(json.dumps(prov))
     bad["parameters"]["pages"][0]["geometry"]["homography"] = [[1, 0], [0, 1]]
-    refused(bad, "malformed plan")
+    refused(bad, "/parameters/pages/0/geometry/homography/0/2: required key is missing")
+    bad = json.loads(json.dumps(prov))
+    bad["parameters"]["pages"][0]["geometry"]["homography"][1][1] = float("nan")
+    refused(bad, "/parameters/pages/0/geometry/homography/1/1: Input should be a finite number")
+    bad = json.loads(json.dumps(prov))
+    bad["parameters"]["pages"][2]["stages"].pop()
+    refused(bad, "/parameters/pages/2/stages: the stages are not the recipe's")
     bad = json.loads(json.dumps(prov))
     bad["parameters"]["pages"] = bad["parameters"]["pages"][:2]
     refused(bad, "has 2 pages")

@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from gtkit.degrade.recipe import list_recipes, load_recipe, parse_recipe
+from gtkit.degrade.recipe import Recipe, list_recipes, load_recipe
 from gtkit.degrade.stages import NON_RIGID, STAGES
 from gtkit.degrade.pipeline import plan_page
 from gtkit.errors import GtkitError
+from gtkit.typed import parse
 
 REQUIRED = {"photocopier", "carbon_copy", "fax", "sensor_noise", "speckle", "phone_camera", "aging", "low_res",
             "dust", "shadow"}
@@ -25,7 +26,7 @@ def test_shipped_recipes_load_and_describe_themselves():
         rec = load_recipe(name)
         assert rec.name == name
         # the record is plain JSON and parses back to the same recipe
-        again = parse_recipe(json.loads(json.dumps(rec.record())), name)
+        again = parse(Recipe, json.loads(json.dumps(rec.record())), name)
         assert again.record() == rec.record()
 
 
@@ -62,7 +63,7 @@ def test_draws_stay_inside_the_ranges():
 
 def _bad(stages: list[dict], **top) -> str:  # type: ignore[no-untyped-def]
     with pytest.raises(GtkitError) as e:
-        parse_recipe({"description": "x", "stages": stages, **top}, "bad", "bad.toml")
+        parse(Recipe, {"name": "bad", "description": "x", "stages": stages, **top}, "bad.toml")
     msg = str(e.value)
     assert "\n" not in msg
     return msg
@@ -71,29 +72,30 @@ def _bad(stages: list[dict], **top) -> str:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("stage", sorted(NON_RIGID))
 def test_non_rigid_stages_are_refused_by_name(stage):
     msg = _bad([{"stage": "blur", "sigma": 0.2}, {"stage": stage}])
-    assert f"'{stage}'" in msg and "non-rigid" in msg and "stage 2" in msg
+    assert f"'{stage}'" in msg and "non-rigid" in msg and "/stages/1/stage" in msg
 
 
 def test_bad_recipes_are_refused_with_the_stage_named():
-    assert "unknown stage" in _bad([{"stage": "sparkle"}]) and "'sparkle'" in _bad([{"stage": "sparkle"}])
-    msg = _bad([{"stage": "blur", "sigma": 50}])
-    assert "'blur'" in msg and "sigma" in msg and "outside the allowed range" in msg
+    msg = _bad([{"stage": "sparkle"}])
+    assert "/stages/0/stage: unknown stage 'sparkle'" in msg
+    msg = _bad([{"stage": "blur", "sigma": 0.2}, {"stage": "blur", "sigma": 50}])
+    assert "/stages/1/sigma: " in msg and "outside the allowed range" in msg
     msg = _bad([{"stage": "gaussian_noise", "sigma": "loud"}])
-    assert "'gaussian_noise'" in msg and "sigma" in msg and "expected a number" in msg
+    assert "/stages/0/sigma: " in msg and "expected a number" in msg
     msg = _bad([{"stage": "jpeg", "quality": 75.5}])
-    assert "quality" in msg and "integer" in msg
+    assert "/stages/0/quality: " in msg and "integer" in msg
     msg = _bad([{"stage": "blur", "sigma": True}])
     assert "expected a number" in msg
-    msg = _bad([{"stage": "blur", "radius": 1}])
-    assert "radius" in msg and "unknown parameter" in msg
+    assert _bad([{"stage": "blur", "radius": 1}]).endswith("/stages/0/radius: unknown key")
     assert "lo > hi" in _bad([{"stage": "blur", "sigma": [0.5, 0.1]}])
     assert "not one of" in _bad([{"stage": "threshold", "method": "magic"}])
-    assert "probability" in _bad([{"stage": "blur", "p": 1.5}])
+    assert "/stages/0/p: " in _bad([{"stage": "blur", "p": 1.5}])
+    assert "/stages/0/p: " in _bad([{"stage": "blur", "p": True}])
     assert "[geometry]" in _bad([{"stage": "rotate"}])
-    assert "[geometry]" in _bad([], geometry={"rotation_deg": 90})
-    assert "[output]" in _bad([], output={"format": "tiff"})
-    assert "missing" in _bad([{"sigma": 1}])
-    assert "unknown recipe key" in _bad([], colour="red")
+    assert "/geometry/rotation_deg: " in _bad([], geometry={"rotation_deg": 90})
+    assert "/output/format: " in _bad([], output={"format": "tiff"})
+    assert _bad([{"sigma": 1}]).endswith("/stages/0/stage: required key is missing")
+    assert _bad([], colour="red").endswith("/colour: unknown key")
 
 
 def test_unknown_recipe_and_bad_files(tmp_path):

@@ -79,7 +79,7 @@ def test_every_value_found_under_its_box_with_its_text(bundles, fam):
         n_values += 1
         is_record = entry.path.count("/") >= 3
         # a record value is printed exactly once; a caption value as often on every page as the template says
-        per_page = sum(str(c).count("{" + name + "}") for c in family.layout.get("chrome", []))
+        per_page = sum(f"{c.left} {c.center} {c.right}".count("{" + name + "}") for c in family.layout.chrome)
         assert len(reading.evidence) == (1 if is_record else per_page * gt.document.pages), entry.path
         if not is_record:
             assert sorted({e.page for e in reading.evidence}) == list(range(1, gt.document.pages + 1))
@@ -144,8 +144,7 @@ def test_pagination_no_split_no_early_end_chrome_everywhere(bundles, fam):
     assert [p + 1 for p in plan.record_pages] == seq  # the plan agrees with what the PDF shows
     bottom = plan.body_box[3]
     if family.renderer == "columns":
-        spec = family.layout["columns"]
-        gap = spec["gap"]
+        gap = family.layout.columns.gap
         last_col_x = max(it.region[0] for it in plan.body_items)
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
@@ -153,7 +152,7 @@ def test_pagination_no_split_no_early_end_chrome_everywhere(bundles, fam):
                 assert last.region[0] == last_col_x, "a page ended before its last column"
                 assert last.region[3] + gap + plan.record_heights[r] > bottom
     else:
-        gap = family.layout["table"]["row_gap"]
+        gap = family.layout.table.row_gap
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
                 last = [it for it in plan.body_items if it.record == r - 1][0]

@@ -182,8 +182,8 @@ def test_no_column_ends_early(registry, bundle_dir):
     bundle = read_bundle(bundle_dir)
     family = get_family(NAME)
     plan = plan_document(family, bundle.gt.expected)
-    gap = family.layout["columns"]["gap"]
-    leading = family.layout["columns"]["leading"]
+    gap = family.layout.columns.gap
+    leading = family.layout.columns.leading
     bottom = plan.body_box[3]
     ends = 0
     for a, b in zip(plan.parts, plan.parts[1:]):
@@ -244,8 +244,8 @@ def test_a_wrapped_value_is_never_cut(registry):
               "address_3": None, "city": "DOVER", "state": "DE", "postal_code": "19901", "country": None}
     two = {**filler, "address_1": None}
     target = {**filler, "name": long_name, "notice_name": "ATTN: GENERAL COUNSEL"}
-    gap = family.layout["columns"]["gap"]
-    leading = family.layout["columns"]["leading"]
+    gap = family.layout.columns.gap
+    leading = family.layout.columns.leading
     cut_after_name = moved_whole = 0
     for n3 in range(26, 32):
         for n2 in range(4):

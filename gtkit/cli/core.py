@@ -8,7 +8,6 @@ import typer
 
 from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
-from gtkit.errors import GtkitError
 
 
 @app.command()

@@ -19,7 +19,6 @@ _EXPORTS = {
     "Recipe": "gtkit.degrade.recipe",
     "list_recipes": "gtkit.degrade.recipe",
     "load_recipe": "gtkit.degrade.recipe",
-    "parse_recipe": "gtkit.degrade.recipe",
 }
 
 

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from gtkit.degrade.boxes import transform_field_dict
-from gtkit.degrade.recipe import Recipe, load_recipe, parse_recipe, sample_geometry, slug
+from gtkit.degrade.recipe import Recipe, load_recipe, sample_geometry, slug
+from gtkit.degrade.record import DegradedGt, DegradeRecord
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, read_json, sha256_file
 from gtkit.format import (
@@ -32,12 +33,10 @@ from gtkit.format import (
     Bundle,
     Envelope,
     ParentRef,
-    Provenance,
     Tags,
     is_dataset,
     is_gtkit_output,
     iter_bundle_dirs,
-    parse_ground_truth,
     read_bundle,
     write_bundle_output,
     write_dataset,
@@ -45,6 +44,7 @@ from gtkit.format import (
 from gtkit.geometry import page_homography
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
+from gtkit.typed import parse
 
 DEFAULT_DPI = 200
 PERCEPTION_TAG = "P1"
@@ -184,78 +184,35 @@ def parent_ref(bundle: Bundle) -> ParentRef:
                      document_sha256=bundle.gt.document.sha256)
 
 
-def _replay_records(path: Path) -> dict[str, Provenance]:
+def _replay_records(path: Path) -> dict[str, DegradeRecord]:
     """Recorded provenance by parent doc_id, from a degraded bundle, its gt.json, or a dataset of them."""
     path = Path(path)
-    records: dict[str, Provenance] = {}
-    if path.is_dir():
-        files = [folder / GT_NAME for _, folder in iter_bundle_dirs(path)]
-    else:
-        files = [path]
+    files = [folder / GT_NAME for _, folder in iter_bundle_dirs(path)] if path.is_dir() else [path]
+    records: dict[str, DegradeRecord] = {}
     for f in files:
         data = read_json(f)
         if isinstance(data, dict) and "format" in data:
-            prov = parse_ground_truth(data, f).provenance
+            record = parse(DegradedGt, data, f).provenance
         elif isinstance(data, dict) and "pipeline" in data:
-            try:
-                prov = Provenance.model_validate(data)
-            except Exception as e:  # noqa: BLE001
-                raise GtkitError(f"not a degrade record ({e})", f) from None
+            record = parse(DegradeRecord, data, f)
         else:
             raise GtkitError("not a degrade record (expected a degraded gt.json or its provenance)", f)
-        if prov.pipeline != "degrade" or prov.parent is None or not prov.parameters or prov.seed is None:
-            raise GtkitError("not a degrade record: provenance lacks pipeline 'degrade', parent, seed or parameters", f)
-        records[prov.parent.doc_id] = prov
+        records[record.parent.doc_id] = record
     return records
 
 
-def _check_plan(plan: Any, page_no: int, where: Path) -> None:
-    """Refuse a recorded page plan that could not be replayed (before anything is written)."""
-    from gtkit.degrade.stages import STAGES
-
-    bad = GtkitError(f"degrade record: page {page_no} has a malformed plan", where)
-    if not isinstance(plan, dict) or not {"size_px", "geometry", "stages"} <= set(plan):
-        raise bad
-    size, geo, stages = plan["size_px"], plan["geometry"], plan["stages"]
-    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
-        raise bad
-    try:
-        h = np.asarray(geo["homography"], dtype=float)
-        background = geo["background"]
-    except (KeyError, TypeError, ValueError):
-        raise bad from None
-    if h.shape != (3, 3) or not np.isfinite(h).all() or not isinstance(background, int):
-        raise bad
-    if not isinstance(stages, list):
-        raise bad
-    for st in stages:
-        if not isinstance(st, dict) or st.get("stage") not in STAGES:
-            raise GtkitError(f"degrade record: page {page_no} names an unknown stage "
-                             f"{st.get('stage') if isinstance(st, dict) else st!r}", where)
-        if st.get("applied") and not isinstance(st.get("params"), dict):
-            raise bad
-
-
-def _replay_job(bundle: Bundle, prov: Provenance, sizes: list[tuple[float, float]], where: Path) -> Job:
-    params = prov.parameters or {}
-    try:
-        dpi = int(params["dpi"])
-        recipe = parse_recipe(params["recipe"], params["recipe"]["name"], where)
-        plans = list(params["pages"])
-    except (KeyError, TypeError, ValueError):
-        raise GtkitError("degrade record is incomplete (needs dpi, recipe and pages)", where) from None
+def _replay_job(bundle: Bundle, record: DegradeRecord, sizes: list[tuple[float, float]], where: Path) -> Job:
+    params = record.parameters
     parent = parent_ref(bundle)
-    if prov.parent and prov.parent.document_sha256 != parent.document_sha256:
+    if record.parent.document_sha256 != parent.document_sha256:
         raise GtkitError(
-            f"record was made from document {prov.parent.document_sha256[:12]}…, this parent's is "
+            f"record was made from document {record.parent.document_sha256[:12]}…, this parent's is "
             f"{parent.document_sha256[:12]}…", where)
-    if len(plans) != len(sizes):
-        raise GtkitError(f"record has {len(plans)} pages, the parent has {len(sizes)}", where)
-    for i, plan in enumerate(plans, 1):
-        _check_plan(plan, i, where)
-    return Job(source=bundle.path, recipe=recipe, seed=int(prov.seed or 0), dpi=dpi,
-               doc_id=degraded_doc_id(bundle.doc_id, recipe.name, int(prov.seed or 0)), parent=parent,
-               page_sizes=sizes, plans=plans)
+    if len(params.pages) != len(sizes):
+        raise GtkitError(f"record has {len(params.pages)} pages, the parent has {len(sizes)}", where)
+    return Job(source=bundle.path, recipe=params.recipe, seed=record.seed, dpi=params.dpi,
+               doc_id=degraded_doc_id(bundle.doc_id, params.recipe.name, record.seed), parent=parent,
+               page_sizes=sizes, plans=[page.model_dump() for page in params.pages])
 
 
 def _read_parent(folder: Path) -> Bundle:

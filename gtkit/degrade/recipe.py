@@ -16,7 +16,8 @@ or `[lo, hi]` ranges, with an optional probability `p` of being applied. Example
     dpi_x = 204
     dpi_y = [98, 196]
 
-Loading refuses, with the stage named: an unknown stage, a stage that warps the page non-rigidly
+`name` is optional (the file's stem). Loading refuses, naming the key by its JSON Pointer (for instance
+`/stages/2/sigma: unknown key`): an unknown key, an unknown stage, a stage that warps the page non-rigidly
 (crease, curl, elastic, lens distortion...), a parameter that is unknown, of the wrong type or outside its
 allowed range.
 """
@@ -26,15 +27,16 @@ from __future__ import annotations
 import re
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
 
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_toml
 from gtkit.paths import RECIPES_DIR
+from gtkit.typed import Strict, parse
 
 
 class Geometry(Params):
@@ -47,24 +49,57 @@ class Geometry(Params):
     background: IntRange(0, 255) = (255, 255)
 
 
-class Output(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Output(Strict):
+    model_config = ConfigDict(frozen=True)
     format: Literal["png", "jpeg"] = "png"
     quality: int = Field(default=90, ge=10, le=100, strict=True)
 
 
-class StageEntry(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+def _stage_name(name: str) -> str:
+    key = name.lower()
+    if key in NON_RIGID:
+        raise ValueError(f"{name!r} warps the page non-rigidly, so its effect on a box has no closed form: refused")
+    if key in RIGID_GEOMETRY:
+        raise ValueError(f"{name!r}: rotation and perspective belong in the [geometry] table, not in stages")
+    if name not in STAGES:
+        raise ValueError(f"unknown stage {name!r} (known: {', '.join(sorted(STAGES))})")
+    return name
+
+
+class _StageHead(Strict):
+    """A `[[stages]]` table's own keys; the others are the stage's parameters."""
+
+    model_config = ConfigDict(extra="allow")
+    stage: Annotated[str, AfterValidator(_stage_name)]
+    p: Annotated[float, Field(strict=True, ge=0.0, le=1.0)] = 1.0
+
+
+class StageEntry(Strict):
+    """One `[[stages]]` table: `stage`, the probability `p` of applying it, and its parameters side by side
+    (validated by the stage's `Params`, so an error points at /stages/<i>/<parameter>)."""
+
+    model_config = ConfigDict(frozen=True)
     stage: str
     p: float = 1.0
-    params: Any
+    params: Params
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _flat(cls, data: Any, handler: ModelWrapValidatorHandler[StageEntry]) -> StageEntry:
+        if not isinstance(data, dict):
+            return handler(data)
+        head = _StageHead.model_validate(data)
+        params = STAGES[head.stage].Params.model_validate(head.model_extra or {})
+        return handler({"stage": head.stage, "p": head.p, "params": params})
 
     def build(self) -> Stage:
         return STAGES[self.stage](self.params)
 
 
-class Recipe(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+class Recipe(Strict):
+    """A recipe file (`name` defaults to the file's stem), or the recipe recorded in a degrade run."""
+
+    model_config = ConfigDict(frozen=True)
     name: str
     description: str = ""
     geometry: Geometry = Geometry()
@@ -90,72 +125,12 @@ def _dump(model: BaseModel) -> dict[str, Any]:
     return out
 
 
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    loc = ".".join(str(x) for x in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        msg = "unknown parameter"
-    elif err["type"] == "missing":
-        msg = "missing"
-    return f"parameter {loc!r}: {msg}" if loc else msg
-
-
 _NAME_OK = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def slug(name: str) -> str:
     """A recipe name usable inside a doc_id: runs of other characters become '_'."""
     return _NAME_OK.sub("_", name).strip("_.-") or "recipe"
-
-
-def parse_recipe(data: Any, name: str, where: Path | str | None = None) -> Recipe:
-    """Validate a recipe given as a parsed TOML/JSON object; every problem is one GtkitError line."""
-    if not isinstance(data, dict):
-        raise GtkitError("a recipe must be a table", where)
-    unknown = set(data) - {"name", "description", "geometry", "output", "stages"}
-    if unknown:
-        raise GtkitError(f"unknown recipe key(s) {sorted(unknown)} (expected description, geometry, output, stages)", where)
-    desc = data.get("description", "")
-    if not isinstance(desc, str):
-        raise GtkitError("description must be a string", where)
-    try:
-        geometry = Geometry.model_validate(data.get("geometry", {}))
-    except ValidationError as e:
-        raise GtkitError(f"[geometry]: {_first_error(e)}", where) from None
-    try:
-        output = Output.model_validate(data.get("output", {}))
-    except ValidationError as e:
-        raise GtkitError(f"[output]: {_first_error(e)}", where) from None
-    raw_stages = data.get("stages", [])
-    if not isinstance(raw_stages, list):
-        raise GtkitError("stages must be an array of tables ([[stages]])", where)
-    entries = []
-    for i, raw in enumerate(raw_stages, 1):
-        if not isinstance(raw, dict):
-            raise GtkitError(f"stage {i}: expected a table", where)
-        stage = raw.get("stage")
-        if not isinstance(stage, str):
-            raise GtkitError(f"stage {i}: missing 'stage = \"<name>\"'", where)
-        label = f"stage {i} {stage!r}"
-        key = stage.lower()
-        if key in NON_RIGID:
-            raise GtkitError(
-                f"{label} warps the page non-rigidly, so its effect on a box has no closed form: refused", where)
-        if key in RIGID_GEOMETRY:
-            raise GtkitError(f"{label}: rotation and perspective belong in the [geometry] table, not in stages", where)
-        if stage not in STAGES:
-            raise GtkitError(f"{label}: unknown stage (known: {', '.join(sorted(STAGES))})", where)
-        p = raw.get("p", 1.0)
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
-            raise GtkitError(f"{label}: parameter 'p' must be a probability in [0, 1], got {p!r}", where)
-        params = {k: v for k, v in raw.items() if k not in ("stage", "p")}
-        try:
-            model = STAGES[stage].Params.model_validate(params)
-        except ValidationError as e:
-            raise GtkitError(f"{label}: {_first_error(e)}", where) from None
-        entries.append(StageEntry(stage=stage, p=float(p), params=model))
-    return Recipe(name=name, description=desc, geometry=geometry, output=output, stages=tuple(entries))
 
 
 def recipe_path(name_or_path: str | Path) -> Path:
@@ -175,8 +150,7 @@ def recipe_path(name_or_path: str | Path) -> Path:
 
 def load_recipe(name_or_path: str | Path) -> Recipe:
     path = recipe_path(name_or_path)
-    data = read_toml(path)
-    return parse_recipe(data, data.get("name", path.stem) if isinstance(data.get("name"), str) else path.stem, path)
+    return parse(Recipe, {"name": path.stem, **read_toml(path)}, path)
 
 
 def recipe_names() -> list[str]:

@@ -13,19 +13,21 @@ in `NON_RIGID` and refused when a recipe loads.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
 
 from gtkit.degrade import ops
+from gtkit.typed import Strict
 
 # --- parameter kinds ----------------------------------------------------------------------------------------------
 
 
 class _Kind:
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, options: tuple[str, ...] = ()):
         self.kind = kind
+        self.options = options
 
 
 def _number(v: Any, integer: bool) -> float | int:
@@ -80,7 +82,7 @@ def _choice_validator(options: tuple[str, ...]):  # type: ignore[no-untyped-def]
 
 def Choice(*options: str) -> Any:  # noqa: N802
     """A choice parameter: one option or a list of options, drawn uniformly."""
-    return Annotated[list[str], BeforeValidator(_choice_validator(options)), _Kind("choice")]
+    return Annotated[list[str], BeforeValidator(_choice_validator(options)), _Kind("choice", options)]
 
 
 def _rgb(v: Any) -> tuple[int, int, int]:
@@ -95,15 +97,29 @@ def _rgb(v: Any) -> tuple[int, int, int]:
 RGB = Annotated[tuple[int, int, int], BeforeValidator(_rgb), _Kind("fixed")]
 
 
-class Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Params(Strict):
+    """A stage's parameters as a recipe gives them (unknown parameters refused)."""
+
+    model_config = ConfigDict(frozen=True)
 
 
-def _kind(model: type[BaseModel], name: str) -> str:
+def _kind(model: type[BaseModel], name: str) -> _Kind:
     for m in model.model_fields[name].metadata:
         if isinstance(m, _Kind):
-            return m.kind
-    return "fixed"
+            return m
+    return _Kind("fixed")
+
+
+Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
+def _drawn_type(model: type[BaseModel], name: str) -> Any:
+    """The type of the value `draw` gives for one parameter."""
+    kind = _kind(model, name)
+    if kind.kind == "choice":
+        return Literal[kind.options]
+    field = model.model_fields[name]
+    return {"float": Finite, "int": StrictInt}.get(kind.kind, Annotated[field.annotation, *field.metadata])
 
 
 def draw(model: BaseModel, rng: np.random.Generator) -> dict[str, Any]:
@@ -112,7 +128,7 @@ def draw(model: BaseModel, rng: np.random.Generator) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in type(model).model_fields:
         v = getattr(model, name)
-        kind = _kind(type(model), name)
+        kind = _kind(type(model), name).kind
         if kind == "float":
             out[name] = float(v[0]) if v[0] == v[1] else float(rng.uniform(v[0], v[1]))
         elif kind == "int":
@@ -152,6 +168,12 @@ class Stage:
         if self.uses_noise:
             drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
+
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        """(type, required) of every value `sample` gives: what a replay reads back from the record."""
+        fields: dict[str, Any] = {name: (_drawn_type(cls.Params, name), ...) for name in cls.Params.model_fields}
+        return {**fields, "noise_seed": (StrictInt, ...)} if cls.uses_noise else fields
 
     @staticmethod
     def apply(img: np.ndarray, drawn: dict[str, Any], dpi: int) -> np.ndarray:  # pragma: no cover - abstract
@@ -290,6 +312,10 @@ class Speckle(Stage):
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        return {**super().drawn_fields(), "radius": (tuple[Finite, Finite], ...)}
+
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
         r = (px(d["radius"][0], dpi), px(d["radius"][1], dpi))
@@ -315,11 +341,23 @@ class Dust(Stage):
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        return {**super().drawn_fields(), "radius": (tuple[Finite, Finite], ...)}
+
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
         r = (px(d["radius"][0], dpi), px(d["radius"][1], dpi))
         return ops.dust(img, _per_page(d["particles"], img, dpi), r, d["hairs"], px(d["hair_length"], dpi),
                         d["darkness"], d["noise_seed"])
+
+
+class Band(Strict):
+    """One drawn toner streak: left edge and width as fractions of the page width, signed strength."""
+
+    x: Finite
+    width: Finite
+    strength: Finite
 
 
 class Streaks(Stage):
@@ -341,6 +379,10 @@ class Streaks(Stage):
             bands.append({"x": float(rng.uniform(0.0, 1.0 - w)), "width": w,
                           "strength": float(rng.uniform(*p.strength))})  # type: ignore[attr-defined]
         return {"bands": bands}
+
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        return {"bands": (list[Band], ...)}
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -403,6 +445,10 @@ class BleedThrough(Stage):
         drawn["offset"] = float(drawn["offset"])
         drawn["offset_y"] = float(lo) if lo == hi else float(rng.uniform(lo, hi))
         return drawn
+
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        return {**super().drawn_fields(), "offset_y": (Finite, ...)}
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:

@@ -137,7 +137,7 @@ def printed_problem(family: Family, name: str, value: Any) -> str | None:
         return None
     if value != value or value in (float("inf"), float("-inf")):
         return f"{value!r} is not a number that can be printed"
-    if family.formats.get(name) == "money" and abs(value) >= MONEY_LIMIT:
+    if family.layout.formats.get(name) == "money" and abs(value) >= MONEY_LIMIT:
         return f"{value!r} is too large to print as an amount exactly (limit {MONEY_LIMIT:,})"
     digits = printed.replace("$", "").replace(",", "")
     try:
@@ -151,9 +151,8 @@ def printed_problem(family: Family, name: str, value: Any) -> str | None:
 
 def body_glyphs(family: Family) -> set[int]:
     """Code points the family's body font can draw (a value outside them could not be read back)."""
-    section = family.layout.get(family.renderer, {})
-    key = section.get("font", "regular")
-    font = register(str(family.layout.get("fonts", {}).get(key, family.layout["fonts"]["regular"])))
+    section = getattr(family.layout, family.renderer)
+    font = register(family.layout.fonts[section.font])
     return set(pdfmetrics.getFont(font).face.charToGlyph)
 
 

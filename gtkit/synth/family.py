@@ -24,16 +24,76 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator, model_validator
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json, read_toml
+from gtkit.fileio import read_json
 from gtkit.paths import FAMILIES_DIR
 from gtkit.schema import check_schema, compile_schema
+from gtkit.synth.layout import Layout, read_layout
+from gtkit.typed import Strict, error_at, read_toml_as
 
-RENDERERS = ("columns", "table")
 PAGE_SIZES = {"letter": (612.0, 792.0), "legal": (612.0, 1008.0), "a4": (595.2756, 841.8898)}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class PageSpec(Strict):
+    """`[page]`: the paper size (any case) and orientation."""
+
+    size: str = "letter"
+    orientation: Literal["portrait", "landscape"] = "portrait"
+
+    @field_validator("size")
+    @classmethod
+    def _known_size(cls, size: str) -> str:
+        if size.lower() not in PAGE_SIZES:
+            raise ValueError(f"unknown page size {size!r} (known: {', '.join(PAGE_SIZES)})")
+        return size.lower()
+
+    def points(self) -> tuple[float, float]:
+        width, height = PAGE_SIZES[self.size]
+        return (height, width) if self.orientation == "landscape" else (width, height)
+
+
+class FamilyTags(Strict):
+    """`[tags]` on the five axes (length is measured per document, never declared)."""
+
+    task: list[str] = []
+    perception: list[str] = []
+    structure: list[str] = []
+    domain: str | None = None
+    grounding: list[str] = []
+
+
+class FamilyToml(Strict):
+    """`family.toml`. Validated with context {"folder": name of the family's folder}."""
+
+    name: str
+    description: str = ""
+    renderer: Literal["columns", "table"]
+    page: PageSpec = PageSpec()
+    default_records: StrictInt = Field(gt=0)
+    records_field: str
+    schema_version: str = "1.0.0"
+    allow_split: StrictBool = False
+    tags: FamilyTags = FamilyTags()
+
+    @field_validator("name")
+    @classmethod
+    def _folder_name(cls, name: str, info: ValidationInfo) -> str:
+        folder = (info.context or {}).get("folder")
+        if not _NAME.match(name) or name != folder:
+            raise ValueError(f"name {name!r} must equal the folder name {folder!r} (lowercase letters, digits, _)")
+        return name
+
+    @model_validator(mode="after")
+    def _split_needs_columns(self) -> FamilyToml:
+        if self.allow_split and self.renderer != "columns":
+            raise error_at(("allow_split",), f"true needs renderer 'columns' (a {self.renderer} row is one line, "
+                                             "never split)")
+        return self
 
 
 @dataclass
@@ -48,7 +108,7 @@ class Family:
     schema: dict[str, Any]
     schema_version: str
     tags: dict[str, Any]
-    layout: dict[str, Any]
+    layout: Layout
     allow_split: bool = False
     _module: ModuleType | None = field(default=None, repr=False)
 
@@ -70,13 +130,9 @@ class Family:
     def record_schema(self) -> dict[str, Any]:
         return self.schema["properties"][self.records_field]["items"]
 
-    @property
-    def formats(self) -> dict[str, str]:
-        return dict(self.layout.get("formats", {}))
-
     def display(self, field_name: str, value: Any) -> str:
         """The text a value is printed as (strings as they are; numbers by the layout's format)."""
-        return display(self.formats.get(field_name), value)
+        return display(self.layout.formats.get(field_name), value)
 
 
 def display(fmt: str | None, value: Any) -> str:
@@ -91,53 +147,27 @@ def display(fmt: str | None, value: Any) -> str:
 
 def _load(folder: Path) -> Family:
     toml_path = folder / "family.toml"
-    meta = read_toml(toml_path)
-    name = meta.get("name")
-    if name != folder.name or not isinstance(name, str) or not _NAME.match(name):
-        raise GtkitError(f"name {name!r} must equal the folder name {folder.name!r}", toml_path)
-    renderer = meta.get("renderer")
-    if renderer not in RENDERERS:
-        raise GtkitError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})", toml_path)
-    page = meta.get("page", {})
-    size = PAGE_SIZES.get(str(page.get("size", "letter")).lower())
-    if size is None:
-        raise GtkitError(f"unknown page size {page.get('size')!r} (known: {', '.join(PAGE_SIZES)})", toml_path)
-    orientation = page.get("orientation", "portrait")
-    if orientation not in ("portrait", "landscape"):
-        raise GtkitError(f"orientation must be portrait or landscape, not {orientation!r}", toml_path)
-    if orientation == "landscape":
-        size = (size[1], size[0])
-    allow_split = meta.get("allow_split", False)
-    if not isinstance(allow_split, bool):
-        raise GtkitError(f"allow_split must be true or false, not {allow_split!r}", toml_path)
-    if allow_split and renderer != "columns":
-        raise GtkitError(f"allow_split = true needs renderer 'columns' (a {renderer} row is one line, never split)", toml_path)
+    meta = read_toml_as(FamilyToml, toml_path, context={"folder": folder.name})
     schema_path = folder / "schema.json"
     schema = check_schema(read_json(schema_path), schema_path)
-    records_field = meta.get("records_field")
     root = compile_schema(schema)
-    if root.kind != "object" or records_field not in root.props or root.props[records_field].kind != "records":
-        raise GtkitError(f"records_field {records_field!r} must name an array of objects in schema.json", toml_path)
-    layout_path = folder / "layout.toml"
-    layout = read_toml(layout_path)
-    if renderer not in layout:
-        raise GtkitError(f"layout.toml needs a [{renderer}] section for renderer {renderer!r}", layout_path)
-    default_records = meta.get("default_records")
-    if not isinstance(default_records, int) or default_records <= 0:
-        raise GtkitError("default_records must be a positive integer", toml_path)
+    records = root.props.get(meta.records_field) if root.kind == "object" else None
+    if records is None or records.kind != "records":
+        raise GtkitError(f"/records_field: {meta.records_field!r} must name an array of objects in schema.json",
+                         toml_path)
     return Family(
-        name=name,
-        description=str(meta.get("description", "")),
+        name=meta.name,
+        description=meta.description,
         folder=folder,
-        renderer=renderer,
-        page_size=size,
-        default_records=default_records,
-        records_field=records_field,
+        renderer=meta.renderer,
+        page_size=meta.page.points(),
+        default_records=meta.default_records,
+        records_field=meta.records_field,
         schema=schema,
-        schema_version=str(meta.get("schema_version", "1.0.0")),
-        tags=dict(meta.get("tags", {})),
-        layout=layout,
-        allow_split=allow_split,
+        schema_version=meta.schema_version,
+        tags=meta.tags.model_dump(),
+        layout=read_layout(folder / "layout.toml", meta.renderer),
+        allow_split=meta.allow_split,
     )
 
 

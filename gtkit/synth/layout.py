@@ -33,14 +33,163 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
+
+from pydantic import AfterValidator, Field, StrictFloat, StrictInt, ValidationInfo, model_validator
 
 from gtkit.errors import GtkitError
 from gtkit.schema import escape_token
-from gtkit.synth.family import Family
 from gtkit.synth.fonts import Measure, register
+from gtkit.typed import Strict, error_at, read_toml_as
+
+if TYPE_CHECKING:  # family.py loads layout.toml with the models below
+    from gtkit.synth.family import Family
 
 ASCENT = 0.8  # baseline sits this many font sizes below the top of the glyph box, centred in the leading
+
+
+# --- layout.toml -----------------------------------------------------------------------------------------------------
+
+Size = Annotated[float, Field(strict=True, gt=0)]
+Points = Annotated[float, Field(strict=True, ge=0)]
+
+
+def _marker_text(text: str) -> str:
+    if not text.split():
+        raise ValueError("must be a non-empty text (the continuation marker of a split record)")
+    return text
+
+
+class PageSection(Strict):
+    """`[page]`: margins left, top, right, bottom; every word stays inside them."""
+
+    margins: tuple[Points, Points, Points, Points] = (36.0, 36.0, 36.0, 36.0)
+
+
+class ChromeLine(Strict):
+    """One `[[chrome]]` line drawn on every page at `top`: `left`, `center` and/or `right` templates."""
+
+    top: StrictFloat
+    font: str = "regular"
+    size: Size = 8.0
+    leading: Size | None = None  # default 1.2 x size
+    left: str | None = None
+    center: str | None = None
+    right: str | None = None
+
+    @model_validator(mode="after")
+    def _defaults(self) -> ChromeLine:
+        self.leading = self.size * 1.2 if self.leading is None else self.leading
+        return self
+
+
+class Rule(Strict):
+    """One `[[rule]]`: a horizontal line across the margin box at `y`."""
+
+    y: StrictFloat
+    width: Size = 0.5
+
+
+class Body(Strict):
+    """`[body]`: the band records are packed into (default: the margin box)."""
+
+    top: StrictFloat | None = None
+    bottom: StrictFloat | None = None
+
+
+class Columns(Strict):
+    """`[columns]`: blocks packed down `count` columns; `lines` are the block's lines, each a list of fields
+    printed side by side. `continued` and `continued_font` serve `allow_split` (the continuation marker)."""
+
+    count: StrictInt = Field(3, ge=1)
+    gutter: Points = 12.0
+    font: str = "regular"
+    size: Size = 8.0
+    leading: Size | None = None  # default 1.2 x size
+    gap: Points | None = None  # between blocks; default the leading
+    lines: list[Annotated[list[str], Field(min_length=1)]] = Field(min_length=1)
+    continued: Annotated[str, AfterValidator(_marker_text)] | None = None  # default "(continued) {first field}"
+    continued_font: str = "regular"
+
+    @model_validator(mode="after")
+    def _defaults(self) -> Columns:
+        self.leading = self.size * 1.2 if self.leading is None else self.leading
+        self.gap = self.leading if self.gap is None else self.gap
+        return self
+
+
+class TableColumn(Strict):
+    """One column of `[table] columns`: the field it prints, its header title, relative width, alignment."""
+
+    field: str
+    title: str | None = None  # default the field's name
+    width: Size
+    align: Literal["left", "right"] = "left"
+
+
+class Table(Strict):
+    """`[table]`: one row per record, the column header repeated on every page as chrome."""
+
+    font: str = "regular"
+    size: Size = 7.0
+    leading: Size | None = None  # default 1.2 x size
+    row_gap: Points = 2.0
+    pad: Points = 2.0
+    header_font: str | None = None  # default `font`
+    header_size: Size | None = None  # default `size`
+    header_leading: Size | None = None  # default 1.2 x header_size
+    header_top: StrictFloat | None = None  # default the body top
+    columns: list[TableColumn] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _defaults(self) -> Table:
+        self.leading = self.size * 1.2 if self.leading is None else self.leading
+        self.header_font = self.font if self.header_font is None else self.header_font
+        self.header_size = self.size if self.header_size is None else self.header_size
+        self.header_leading = self.header_size * 1.2 if self.header_leading is None else self.header_leading
+        return self
+
+
+class Layout(Strict):
+    """`layout.toml`. Validated with context {"renderer": the family's renderer}, whose section it must have.
+    Fonts are file names under templates/fonts/, named by the keys of `[fonts]` (`regular` is required)."""
+
+    page: PageSection = PageSection()
+    fonts: dict[str, str]
+    formats: dict[str, Literal["money", "int"]] = {}
+    chrome: list[ChromeLine] = []
+    rule: list[Rule] = []
+    body: Body = Body()
+    columns: Columns | None = None
+    table: Table | None = None
+
+    def font_keys(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """(location, key of [fonts]) of every font the layout names."""
+        out: list[tuple[tuple[str | int, ...], str]] = [(("chrome", i, "font"), c.font)
+                                                         for i, c in enumerate(self.chrome)]
+        if self.columns is not None:
+            out += [(("columns", "font"), self.columns.font),
+                    (("columns", "continued_font"), self.columns.continued_font)]
+        if self.table is not None:
+            out += [(("table", "font"), self.table.font), (("table", "header_font"), str(self.table.header_font))]
+        return out
+
+    @model_validator(mode="after")
+    def _cross_checks(self, info: ValidationInfo) -> Layout:
+        renderer = (info.context or {}).get("renderer")
+        if renderer is not None and getattr(self, renderer) is None:
+            raise error_at((renderer,), f"required key is missing (the section of renderer {renderer!r})")
+        if "regular" not in self.fonts:
+            raise error_at(("fonts", "regular"), "required key is missing (the default font)")
+        for loc, key in self.font_keys():
+            if key not in self.fonts:
+                raise error_at(loc, f"{key!r} is not a key of [fonts]")
+        return self
+
+
+def read_layout(path: Path, renderer: str) -> Layout:
+    return read_toml_as(Layout, path, context={"renderer": renderer})
 
 
 class Run:
@@ -106,11 +255,8 @@ class Plan:
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
-def _fonts(layout: dict[str, Any]) -> dict[str, str]:
-    files = layout.get("fonts") or {}
-    if "regular" not in files:
-        raise GtkitError("layout.toml needs [fonts] regular = '<file in templates/fonts>'")
-    return {key: register(str(name)) for key, name in files.items()}
+def _fonts(layout: Layout) -> dict[str, str]:
+    return {key: register(name) for key, name in layout.fonts.items()}
 
 
 def _leaf_text(family: Family, field_name: str, value: Any) -> str | None:
@@ -206,15 +352,12 @@ def _template_segments(template: str, context: dict[str, Any], family: Family, p
 def _chrome(family: Family, context: dict[str, Any], fonts: dict[str, str], page: int, pages: int,
             content: tuple[float, float, float, float], pp: PagePlan) -> None:
     left, _, right, _ = content
-    for i, spec in enumerate(family.layout.get("chrome", [])):
-        font = fonts[spec.get("font", "regular")]
-        size = float(spec.get("size", 8))
-        leading = float(spec.get("leading", size * 1.2))
-        top = float(spec["top"])
+    for i, spec in enumerate(family.layout.chrome):
+        font, size, leading, top = fonts[spec.font], spec.size, spec.leading, spec.top
         baseline = top + (leading - size) / 2 + ASCENT * size
         w = _Wrapper(font, size)
         for align in ("left", "center", "right"):
-            template = spec.get(align)
+            template = getattr(spec, align)
             if not template:
                 continue
             segs = _template_segments(template, context, family, page, pages, f"layout.toml chrome {i + 1}")
@@ -229,17 +372,17 @@ def _chrome(family: Family, context: dict[str, Any], fonts: dict[str, str], page
                 pp.chrome_runs.append(Run(x, baseline, font, size, text))
                 pp.chrome_items.append(Item(ptr, text, None, (x, top, x + wd, top + leading), page))
                 x += wd + w.m.space
-    for spec in family.layout.get("rule", []):
-        y = float(spec["y"])
-        pp.rules.append((left, y, right, y, float(spec.get("width", 0.5))))
+    for rule in family.layout.rule:
+        pp.rules.append((left, rule.y, right, rule.y, rule.width))
 
 
 def _geometry(family: Family) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
     width, height = family.page_size
-    ml, mt, mr, mb = (float(v) for v in family.layout.get("page", {}).get("margins", [36, 36, 36, 36]))
+    ml, mt, mr, mb = family.layout.page.margins
     content = (ml, mt, width - mr, height - mb)
-    body = family.layout.get("body", {})
-    body_box = (ml, float(body.get("top", mt)), width - mr, float(body.get("bottom", height - mb)))
+    body = family.layout.body
+    top = mt if body.top is None else body.top
+    body_box = (ml, top, width - mr, height - mb if body.bottom is None else body.bottom)
     if not (content[1] <= body_box[1] < body_box[3] <= content[3]):
         raise GtkitError("layout.toml [body] top/bottom must lie inside the page margins")
     return content, body_box
@@ -270,13 +413,10 @@ def _record_pointer(family: Family, index: int, name: str) -> str:
     return f"/{escape_token(family.records_field)}/{index}/{escape_token(name)}"
 
 
-def _marker_template(family: Family, spec: dict[str, Any]) -> list[tuple[bool, str]]:
+def _marker_template(family: Family, spec: Columns) -> list[tuple[bool, str]]:
     """`[columns] continued` as [(is_field, text)]: a placeholder names a record field and stands alone."""
-    first = spec["lines"][0][0]
-    template = spec.get("continued", "(continued) {" + first + "}")
+    template = spec.continued or "(continued) {" + spec.lines[0][0] + "}"
     where = "layout.toml [columns] continued"
-    if not isinstance(template, str) or not template.split():
-        raise GtkitError(f"{where} must be a non-empty text (the continuation marker of a split record)")
     fields = family.record_schema.get("properties", {})
     out: list[tuple[bool, str]] = []
     for tok in template.split():
@@ -293,14 +433,11 @@ def _marker_template(family: Family, spec: dict[str, Any]) -> list[tuple[bool, s
 
 
 def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
-    spec = family.layout["columns"]
-    n_cols = int(spec.get("count", 3))
-    gutter = float(spec.get("gutter", 12))
-    font = fonts[spec.get("font", "regular")]
-    size = float(spec.get("size", 8))
-    leading = float(spec.get("leading", size * 1.2))
-    gap = float(spec.get("gap", leading))
-    line_specs: list[list[str]] = spec["lines"]
+    spec = family.layout.columns
+    assert spec is not None  # the family's renderer section (Layout checks it is there)
+    n_cols, gutter, font = spec.count, spec.gutter, fonts[spec.font]
+    size, leading, gap = spec.size, spec.leading, spec.gap
+    line_specs = spec.lines
     x0, top, x1, bottom = body_box
     col_w = (x1 - x0 - gutter * (n_cols - 1)) / n_cols
     wrapper = _Wrapper(font, size)
@@ -309,9 +446,7 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
     marker, mfont, mwrapper = [], font, wrapper
     if allow_split:
         marker = _marker_template(family, spec)
-        if spec.get("continued_font", "regular") not in fonts:
-            raise GtkitError(f"layout.toml [columns] continued_font {spec['continued_font']!r} is not a key of [fonts]")
-        mfont = fonts[spec.get("continued_font", "regular")]
+        mfont = fonts[spec.continued_font]
         mwrapper = _Wrapper(mfont, size)
 
     pages: list[PagePlan] = [PagePlan()]
@@ -402,23 +537,17 @@ _NOTHING = object()
 
 
 def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
-    spec = family.layout["table"]
-    font = fonts[spec.get("font", "regular")]
-    size = float(spec.get("size", 7))
-    leading = float(spec.get("leading", size * 1.2))
-    row_gap = float(spec.get("row_gap", 2))
-    pad_x = float(spec.get("pad", 2))
-    hfont = fonts[spec.get("header_font", spec.get("font", "regular"))]
-    hsize = float(spec.get("header_size", size))
-    hleading = float(spec.get("header_leading", hsize * 1.2))
-    header_top = float(spec.get("header_top", body_box[1]))
+    spec = family.layout.table
+    assert spec is not None  # the family's renderer section (Layout checks it is there)
+    font, size, leading, row_gap, pad_x = fonts[spec.font], spec.size, spec.leading, spec.row_gap, spec.pad
+    hfont, hsize, hleading = fonts[spec.header_font], spec.header_size, spec.header_leading
+    header_top = body_box[1] if spec.header_top is None else spec.header_top
     x0, top, x1, bottom = body_box
-    cols = spec["columns"]
-    total_w = sum(float(c["width"]) for c in cols)
-    scale = (x1 - x0) / total_w
+    cols = spec.columns
+    scale = (x1 - x0) / sum(c.width for c in cols)
     edges = [x0]
     for c in cols:
-        edges.append(edges[-1] + float(c["width"]) * scale)
+        edges.append(edges[-1] + c.width * scale)
     wrapper = _Wrapper(font, size)
     hwrapper = _Wrapper(hfont, hsize)
     pad = (leading - size) / 2 + ASCENT * size
@@ -430,12 +559,12 @@ def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str],
     header_lines = 0
     for c, spec_c in enumerate(cols):
         cx0, cx1 = edges[c] + pad_x, edges[c + 1] - pad_x
-        lines = hwrapper.lines([(None, str(spec_c.get("title", spec_c["field"])))], cx1 - cx0)
+        lines = hwrapper.lines([(None, spec_c.field if spec_c.title is None else spec_c.title)], cx1 - cx0)
         header_lines = max(header_lines, len(lines))
         for li, line in enumerate(lines):
             for _, text, off in line:
                 lw = hwrapper.m(text)
-                x = cx1 - lw if spec_c.get("align") == "right" else cx0 + off
+                x = cx1 - lw if spec_c.align == "right" else cx0 + off
                 header_runs.append(Run(x, header_top + li * hleading + hpad, hfont, hsize, text))
                 header_items.append((text, (cx0, header_top, cx1, header_top + len(lines) * hleading)))
     header_bottom = header_top + header_lines * hleading
@@ -458,7 +587,7 @@ def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str],
         cells = []
         n_lines = 1
         for c, spec_c in enumerate(cols):
-            name = spec_c["field"]
+            name = spec_c.field
             text = _leaf_text(family, name, rec.get(name))
             if text is None:
                 cells.append(None)
@@ -480,7 +609,7 @@ def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str],
             if lines is None:
                 continue
             cx0, cx1 = edges[c] + pad_x, edges[c + 1] - pad_x
-            right = cols[c].get("align") == "right"
+            right = cols[c].align == "right"
             region = (edges[c], y, edges[c + 1], y + h)
             ptr = lines[0][0][0]
             texts = []
