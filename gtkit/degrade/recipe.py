@@ -35,7 +35,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ModelWrapVali
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_toml
-from gtkit.paths import RECIPES_DIR
+from gtkit.paths import RECIPES_DIR, RECIPES_ENV, search_path
 from gtkit.typed import Strict, parse
 
 
@@ -141,11 +141,10 @@ def recipe_path(name_or_path: str | Path) -> Path:
         if not p.is_file():
             raise GtkitError("recipe file not found", p)
         return p
-    candidate = RECIPES_DIR / f"{s}.toml"
-    if not candidate.is_file():
-        known = ", ".join(recipe_names()) or "none"
-        raise GtkitError(f"unknown recipe {s!r} (known: {known})")
-    return candidate
+    files = recipe_files()
+    if s not in files:
+        raise GtkitError(f"unknown recipe {s!r} (known: {', '.join(sorted(files))})")
+    return files[s]
 
 
 def load_recipe(name_or_path: str | Path) -> Recipe:
@@ -153,8 +152,21 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     return parse(Recipe, {"name": path.stem, **read_toml(path)}, path)
 
 
+def recipe_files() -> dict[str, Path]:
+    """Recipe name -> file, along `GTKIT_RECIPES_PATH` then the shipped recipes (the first of a name wins);
+    no recipe at all is an error."""
+    found: dict[str, Path] = {}
+    folders = search_path(RECIPES_ENV, RECIPES_DIR)
+    for folder in folders:
+        for p in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+            found.setdefault(p.stem, p)
+    if not found:
+        raise GtkitError(f"no recipes found (looked in {', '.join(map(str, folders))})")
+    return found
+
+
 def recipe_names() -> list[str]:
-    return sorted(p.stem for p in RECIPES_DIR.glob("*.toml")) if RECIPES_DIR.is_dir() else []
+    return sorted(recipe_files())
 
 
 def list_recipes() -> list[tuple[str, str]]:

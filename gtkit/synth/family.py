@@ -30,7 +30,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validat
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
-from gtkit.paths import FAMILIES_DIR
+from gtkit.paths import FAMILIES_DIR, FAMILIES_ENV, search_path
 from gtkit.schema import check_schema, compile_schema
 from gtkit.synth.layout import Layout, read_layout
 from gtkit.typed import Strict, error_at, read_toml_as
@@ -171,11 +171,20 @@ def _load(folder: Path) -> Family:
     )
 
 
+def family_folders(root: Path | None = None) -> dict[str, Path]:
+    """Family name -> folder: under `root`, or along `GTKIT_FAMILIES_PATH` then the shipped families (the first
+    folder of a name wins, so a user's family can stand in for a shipped one)."""
+    found: dict[str, Path] = {}
+    for folder in [Path(root)] if root else search_path(FAMILIES_ENV, FAMILIES_DIR):
+        if folder.is_dir():
+            for p in sorted(folder.iterdir()):
+                if (p / "family.toml").is_file():
+                    found.setdefault(p.name, p)
+    return found
+
+
 def family_names(root: Path | None = None) -> list[str]:
-    root = Path(root or FAMILIES_DIR)
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "family.toml").is_file())
+    return sorted(family_folders(root))
 
 
 @lru_cache(maxsize=None)
@@ -183,13 +192,20 @@ def _cached(folder: str) -> Family:
     return _load(Path(folder))
 
 
+def _registry(root: Path | None) -> dict[str, Path]:
+    folders = family_folders(root)
+    if not folders:
+        where = [str(root)] if root else [str(p) for p in search_path(FAMILIES_ENV, FAMILIES_DIR)]
+        raise GtkitError(f"no synth families found (looked in {', '.join(where)})")
+    return folders
+
+
 def get_family(name: str, root: Path | None = None) -> Family:
-    names = family_names(root)
-    if name not in names:
-        known = ", ".join(names) or "none"
-        raise GtkitError(f"unknown family {name!r} (known: {known})")
-    return _cached(str(Path(root or FAMILIES_DIR) / name))
+    folders = _registry(root)
+    if name not in folders:
+        raise GtkitError(f"unknown family {name!r} (known: {', '.join(sorted(folders))})")
+    return _cached(str(folders[name]))
 
 
 def all_families(root: Path | None = None) -> list[Family]:
-    return [get_family(n, root) for n in family_names(root)]
+    return [get_family(n, root) for n in sorted(_registry(root))]
