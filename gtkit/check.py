@@ -101,6 +101,41 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
     return (None if problems else gt), fields, problems
 
 
+def content_problems(bundle: Bundle) -> list[Problem]:
+    """What a read bundle's truth says wrongly, whatever made it: `expected` against the schema, one field entry
+    per leaf, first readings equal to `expected`, evidence pages in range, word boxes well formed. (The
+    bundle's field entries are its validated `raw_fields`, or its models'.)"""
+    gt, g = bundle.gt, str(bundle.path / GT_NAME)
+    fields = bundle.field_dicts()
+    problems: list[Problem] = []
+    for pointer, message in validation_errors(bundle.schema, gt.expected):
+        problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
+
+    leaves = {p: v for p, _, v in iter_leaves(compile_schema(bundle.schema), gt.expected)}
+    counts = Counter(f["path"] for f in fields)
+    for i, entry in enumerate(fields):
+        where, path_ = f"/fields/{i}", entry["path"]
+        if counts[path_] > 1:
+            problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
+        if path_ not in leaves:
+            problems.append(Problem(g, where, f"{path_} is not a leaf of expected"))
+        elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
+            problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
+        for r, reading in enumerate(entry["readings"]):
+            for e, ev in enumerate(reading.get("evidence") or ()):
+                at = f"{where}/readings/{r}/evidence/{e}"
+                if ev["page"] > gt.document.pages:
+                    problems.append(Problem(g, at + "/page", f"page {ev['page']} of a {gt.document.pages}-page document"))
+                for w, word in enumerate(ev.get("words") or ()):
+                    if not (word[0] < word[2] and word[1] < word[3]):
+                        problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
+    for pointer in leaves:
+        if pointer not in counts:
+            problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
+
+    return problems
+
+
 def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
     """Every problem of one bundle folder (`doc_id`: what the dataset index calls it)."""
     path = Path(path)
@@ -133,30 +168,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
     except GtkitError as e:
         return [*problems, Problem(str(pdf_file), "", e.message)]
 
-    for pointer, message in validation_errors(schema, gt.expected):
-        problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
-
-    leaves = {p: v for p, _, v in iter_leaves(compile_schema(schema), gt.expected)}
-    counts = Counter(f["path"] for f in fields)
-    for i, entry in enumerate(fields):
-        where, path_ = f"/fields/{i}", entry["path"]
-        if counts[path_] > 1:
-            problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
-        if path_ not in leaves:
-            problems.append(Problem(g, where, f"{path_} is not a leaf of expected"))
-        elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
-            problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
-        for r, reading in enumerate(entry["readings"]):
-            for e, ev in enumerate(reading.get("evidence") or ()):
-                at = f"{where}/readings/{r}/evidence/{e}"
-                if ev["page"] > gt.document.pages:
-                    problems.append(Problem(g, at + "/page", f"page {ev['page']} of a {gt.document.pages}-page document"))
-                for w, word in enumerate(ev.get("words") or ()):
-                    if not (word[0] < word[2] and word[1] < word[3]):
-                        problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
-    for pointer in leaves:
-        if pointer not in counts:
-            problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
+    problems.extend(content_problems(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
 
     check = pipeline_check(gt.provenance.pipeline)
     if check is not None and not problems:

@@ -51,7 +51,7 @@ def move_box(gt_file: Path, want: callable) -> str:  # type: ignore[valid-type]
 def bundles(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("pipelines")
     synth("creditor_matrix", out=root / "synth", seed=3, records=60, progress=False)
-    degrade(root / "synth", root / "degrade", recipe="fax", seed=1, dpi=72)
+    degrade(root / "synth", root / "degrade", recipe="fax", seed=1, dpi=100)
     ws = root / "ws"
     simulate(ws, seed=5, n_docs=1, n_rows=8)
     run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus", do_rescore=False)

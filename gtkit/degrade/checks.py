@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gtkit.check import Problem
+from gtkit.degrade.fit import keeps_inside
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
 TOLERANCE = 1e-9
@@ -42,6 +43,9 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
                 box, quad = ev.get("box"), ev.get("quad")
                 if box is not None and quad is None:
                     problems.append(Problem(g, at + "/quad", "a degraded box needs its quad"))
+                if quad is not None and not keeps_inside(np.eye(3), np.asarray(quad, dtype=float)):
+                    problems.append(Problem(g, at + "/quad", "leaves the page: the degraded page no longer shows "
+                                                             "all of this value"))
                 if box is not None and quad is not None:
                     q = np.asarray(quad, dtype=float)
                     want = np.clip([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], 0.0, 1.0)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from gtkit.check import content_problems
 from gtkit.degrade.boxes import transform_field_dict
 from gtkit.degrade.recipe import Recipe, load_recipe, sample_geometry, slug
 from gtkit.degrade.record import DegradedGt, DegradeRecord
@@ -41,7 +42,8 @@ from gtkit.format import (
     write_bundle_output,
     write_dataset,
 )
-from gtkit.geometry import page_homography
+from gtkit.degrade.fit import fitting_geometry
+from gtkit.degrade.legibility import check_legible
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 from gtkit.typed import parse
@@ -61,15 +63,19 @@ def raster_size(width_pt: float, height_pt: float, dpi: int) -> tuple[int, int]:
     return max(1, round(width_pt * dpi / 72.0)), max(1, round(height_pt * dpi / 72.0))
 
 
-def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tuple[float, float], dpi: int) -> dict[str, Any]:
+def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tuple[float, float], dpi: int,
+              boxes: np.ndarray | None = None) -> dict[str, Any]:
     """Draw everything one page needs: its geometry (and H) and each stage's parameters.
 
-    The geometry draws from generator(seed, doc_key, page_no, "geometry"); stage i from
-    generator(seed, doc_key, page_no, "stage", i, name). Returns plain JSON.
+    The geometry draws from generator(seed, doc_key, page_no, "geometry") and, if that moves one of the
+    page's evidence `boxes` off the page, again from generator(..., "geometry", attempt) (`fit.fitting_geometry`);
+    stage i from generator(seed, doc_key, page_no, "stage", i, name). Returns plain JSON.
     """
-    g = sample_geometry(recipe.geometry, generator(seed, doc_key, page_no, "geometry"))
-    h = page_homography(size_pt[0], size_pt[1], g["rotation_deg"], g["corner_shift"], g["scale"])
-    g["homography"] = [[float(v) for v in row] for row in h]
+    def draw(attempt: int) -> dict[str, Any]:
+        extra = (attempt,) if attempt else ()
+        return sample_geometry(recipe.geometry, generator(seed, doc_key, page_no, "geometry", *extra))
+
+    g = fitting_geometry(draw, size_pt, np.zeros((0, 4)) if boxes is None else boxes, f"{doc_key} page {page_no}")
     stages = []
     for i, entry in enumerate(recipe.stages):
         rng = generator(seed, doc_key, page_no, "stage", i, entry.stage)
@@ -223,6 +229,34 @@ def _read_parent(folder: Path) -> Bundle:
     return bundle
 
 
+def _checked_parent(folder: Path) -> Bundle:
+    """A parent bundle whose truth passes `gtkit check`'s content checks: a broken input is refused, not copied."""
+    bundle = _read_parent(folder)
+    problems = content_problems(bundle)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise GtkitError(f"the input fails gtkit check: {problems[0].pointer}: {problems[0].message}{more}",
+                         problems[0].file)
+    return bundle
+
+
+def evidence_boxes(bundle: Bundle, sizes: list[tuple[float, float]]) -> tuple[list[np.ndarray], float]:
+    """Every evidence box of the bundle by page ((n, 4) normalized arrays), and the height in points of its
+    smallest word box (inf without boxes)."""
+    per_page: list[list[Any]] = [[] for _ in sizes]
+    heights: list[float] = []
+    for f in bundle.field_dicts():
+        for reading in f["readings"]:
+            for ev in reading.get("evidence") or ():
+                if ev.get("box") is None:
+                    continue
+                per_page[ev["page"] - 1].append(ev["box"])
+                page_h = sizes[ev["page"] - 1][1]
+                heights.extend((w[3] - w[1]) * page_h for w in ev.get("words") or [ev["box"]])
+    arrays = [np.asarray(b, dtype=float).reshape(-1, 4) for b in per_page]
+    return arrays, min(heights, default=float("inf"))
+
+
 def _check_evidence_pages(bundle: Bundle, pages: int) -> None:
     for i, f in enumerate(bundle.raw_fields or ()):
         for reading in f["readings"]:
@@ -251,7 +285,7 @@ def prepare(
     if replay is not None:
         records = _replay_records(Path(replay))
         for folder in folders:
-            b = _read_parent(folder)
+            b = _checked_parent(folder)
             prov = records.get(b.doc_id)
             if prov is None:
                 raise GtkitError(f"no record for parent doc_id {b.doc_id!r}", replay)
@@ -276,12 +310,14 @@ def prepare(
     if not 36 <= dpi <= 1200:
         raise GtkitError(f"--dpi must be within [36, 1200], got {dpi}")
     for folder in folders:
-        b = _read_parent(folder)
+        b = _checked_parent(folder)
         sizes = open_parent_pdf(b.pdf_path)
         if len(sizes) != b.gt.document.pages:
             raise GtkitError(f"gt.json says {b.gt.document.pages} pages, the PDF has {len(sizes)}", b.pdf_path)
         _check_evidence_pages(b, len(sizes))
-        plans = [plan_page(rec, seed, b.doc_id, i + 1, sizes[i], dpi) for i in range(len(sizes))]
+        boxes, smallest_pt = evidence_boxes(b, sizes)
+        check_legible(rec, dpi, smallest_pt, b.doc_id)
+        plans = [plan_page(rec, seed, b.doc_id, i + 1, sizes[i], dpi, boxes[i]) for i in range(len(sizes))]
         jobs.append(Job(source=b.path, recipe=rec, seed=seed, dpi=dpi, doc_id=degraded_doc_id(b.doc_id, rec.name, seed),
                         parent=parent_ref(b), page_sizes=sizes, plans=plans))
     return jobs, is_dataset(source)
