@@ -86,9 +86,18 @@ def _types(s: dict[str, Any]) -> set[str]:
     return set()
 
 
+MAX_NESTING = 64  # objects and arrays inside one another: deeper is no extraction task
+MAX_JSON_DEPTH = 4 * MAX_NESTING
+
+
 class _Compiler:
+    """Compiles a schema into `Node`s. `trail` holds the `$ref`s followed on the way to the node being
+    compiled: meeting one again means the schema contains itself (a recursive schema has no finite
+    set of leaves, so it is refused)."""
+
     def __init__(self, root: dict[str, Any]):
         self.root = root
+        self.trail: list[str] = []
 
     def deref(self, s: dict[str, Any], seen: tuple[str, ...] = ()) -> dict[str, Any]:
         while isinstance(s, dict) and "$ref" in s:
@@ -98,6 +107,7 @@ class _Compiler:
             if ref in seen:
                 raise GtkitError(f"$ref cycle through {ref!r}")
             seen = (*seen, ref)
+            self.trail.append(ref)
             target: Any = self.root
             for token in split_pointer(ref[1:]):
                 if not isinstance(target, dict) or token not in target:
@@ -118,12 +128,24 @@ class _Compiler:
                     return {**self.deref(real[0]), **rest}
         return s
 
-    def compile(self, s: Any) -> Node:
+    def compile(self, s: Any, depth: int = 0) -> Node:
         if s is True or s is None or s == {}:
             return Node("scalar", {})
         if not isinstance(s, dict):
             raise GtkitError(f"schema node must be an object, got {type(s).__name__}")
+        if depth > MAX_NESTING:
+            raise GtkitError(f"the schema nests objects and arrays more than {MAX_NESTING} levels deep")
+        mark = len(self.trail)
+        try:
+            return self._compile(s, depth, mark)
+        finally:
+            del self.trail[mark:]
+
+    def _compile(self, s: dict[str, Any], depth: int, mark: int) -> Node:
         s = self.unwrap_nullable(self.deref(s))
+        again = next((r for r in self.trail[mark:] if r in self.trail[:mark]), None)
+        if again is not None:
+            raise GtkitError(f"recursive schema: {again} contains itself (gtkit needs a schema of finite depth)")
         types = _types(s) - {"null"}
         comparator = s.get("x-comparator", "string")
         if comparator not in COMPARATORS:
@@ -132,13 +154,13 @@ class _Compiler:
         if isinstance(leniencies, str):
             leniencies = [leniencies]
         if "object" in types or ("properties" in s and not types):
-            props = {name: self.compile(sub) for name, sub in (s.get("properties") or {}).items()}
+            props = {name: self.compile(sub, depth + 1) for name, sub in (s.get("properties") or {}).items()}
             return Node("object", s, props=props)
         if "array" in types or ("items" in s and not types):
             items = s.get("items", {})
             item_schema = self.unwrap_nullable(self.deref(items)) if isinstance(items, dict) else {}
             if "object" in _types(item_schema) or "properties" in item_schema:
-                item = self.compile(item_schema)
+                item = self.compile(item_schema, depth + 1)
                 identity = s.get("x-identity", [])
                 if isinstance(identity, str):
                     identity = [identity]
@@ -202,6 +224,8 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
     """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12)."""
     if not isinstance(schema, dict):
         raise GtkitError("a JSON Schema must be an object", path)
+    if json_depth(schema) > MAX_JSON_DEPTH:
+        raise GtkitError(f"the schema nests more than {MAX_JSON_DEPTH} JSON levels deep", path)
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
@@ -213,6 +237,17 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
     except GtkitError as e:
         raise GtkitError(e.message, path) from None
     return schema
+
+
+def json_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in a JSON value (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d + 1)
+            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def load_schema(path: Path) -> dict[str, Any]:
