@@ -83,3 +83,20 @@ def test_check_fails_a_quad_that_leaves_the_page(clean, tmp_path):  # type: igno
     ev["quad"][1][0] = 1.02
     (out / "gt.json").write_text(json.dumps(data))
     assert any("leaves the page" in p.message for p in check_bundle(out))
+
+
+def test_nan_parameters_and_singular_homographies_are_one_line(clean, tmp_path):  # type: ignore[no-untyped-def]
+    from gtkit.degrade import prepare
+
+    recipe = tmp_path / "nan.toml"
+    recipe.write_text('[[stages]]\nstage = "blur"\nsigma = nan\n')
+    with pytest.raises(GtkitError, match=r"/stages/0/sigma: expected a finite number"):
+        prepare(clean, recipe=recipe)
+    out = tmp_path / "fax"
+    degrade(clean, out, recipe="fax", seed=3)
+    prov = json.loads((out / "gt.json").read_text())["provenance"]
+    prov["parameters"]["pages"][0]["geometry"]["homography"] = [[0, 0, 0], [0, 0, 0], [0, 0, 1]]
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps(prov))
+    with pytest.raises(GtkitError, match=r"/parameters/pages/0/geometry/homography: is singular"):
+        prepare(clean, replay=record)

@@ -9,9 +9,11 @@ A replay takes the record from a degraded gt.json (`DegradedGt`) or from the pro
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from pydantic import AfterValidator, Field, StrictBool, ValidationInfo, create_model, field_validator, model_validator
 
 from gtkit.degrade.recipe import Recipe
@@ -43,6 +45,15 @@ class PageGeometry(Strict):
     corner_shift: tuple[tuple[Finite, Finite], tuple[Finite, Finite], tuple[Finite, Finite], tuple[Finite, Finite]]
     background: Annotated[int, Field(strict=True, ge=0, le=255)]
     homography: tuple[Row, Row, Row]
+
+    @field_validator("homography")
+    @classmethod
+    def _invertible(cls, h: tuple) -> tuple:
+        """A homography that maps the page onto a region (det far from 0), so the page and its boxes can move."""
+        det = float(np.linalg.det(np.asarray(h, dtype=float)))
+        if not math.isfinite(det) or abs(det) < 1e-9:
+            raise ValueError("is singular (it would collapse the page): not a page homography")
+        return h
 
 
 @cache

@@ -13,6 +13,7 @@ in `NON_RIGID` and refused when a recipe loads.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
@@ -33,6 +34,8 @@ class _Kind:
 def _number(v: Any, integer: bool) -> float | int:
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"expected a number, got {type(v).__name__} {v!r}")
+    if not math.isfinite(v):
+        raise ValueError(f"expected a finite number, got {v!r}")
     if integer and not float(v).is_integer():
         raise ValueError(f"expected an integer, got {v!r}")
     return int(v) if integer else float(v)
