@@ -71,6 +71,8 @@ def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
         else:
             month = int(parts["m"])
         day, ytext = int(parts["d"]), parts["y"]
+        if pattern is not _DATE_PATTERNS[0] and "mon" not in parts and month > 12 >= day:
+            month, day = day, month  # 28/3/2019: a first part that cannot be a month is the day
         years = [int(ytext)] if len(ytext) == 4 else (
             [1900 + int(ytext), 2000 + int(ytext)] if both_centuries else [_two_digit_year(int(ytext))]
         )

@@ -115,3 +115,13 @@ def test_phone_digits_compares_short_numbers_by_all_their_digits():
     assert accepts(["555-1234"], "555 1234", ["phone_digits"])
     assert not accepts(["555-1234"], "(212) 555-1234", ["phone_digits"])
     assert not accepts(["555-1234"], "555-1235", ["phone_digits"])
+
+
+@pytest.mark.parametrize("text", ["28/3/2019", "28/03/19", "28-3-2019"])
+def test_a_numeric_date_whose_first_part_cannot_be_a_month_reads_day_first(text):
+    assert value_key(text) == ("s", "2019-03-28")
+
+
+@pytest.mark.parametrize("text", ["13/13/2019", "2019-28-03", "32/3/2019"])
+def test_a_numeric_date_that_fits_neither_way_stays_a_string(text):
+    assert value_key(text) == ("s", text)
