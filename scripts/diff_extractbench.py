@@ -10,6 +10,7 @@ gtkit differs from ExtractBench"), so every disagreement is a bug on one side. `
 (repeatable, or `all`) draws those shapes as well, to measure each difference.
 
     python scripts/diff_extractbench.py [--n 2000] [--seed 0] [--show 10] [--include CLASS] [--dump FILE]
+    python scripts/diff_extractbench.py --cases FILE   # re-score saved or dumped cases
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def main() -> int:
     parser.add_argument("--eb-python", default=os.environ.get("GTKIT_EXTRACTBENCH_PYTHON", str(DEFAULT_EB_PYTHON)),
                         help="the Python >= 3.12 interpreter with llama-extract-bench installed")
     parser.add_argument("--dump", type=Path, help="write the disagreeing cases to this JSON Lines file")
+    parser.add_argument("--save", type=Path, help="write every generated case to this JSON Lines file")
+    parser.add_argument("--absent", choices=("null", "absent"), default="null",
+                        help="how ExtractBench reads an omitted key: null (gtkit's rule, default) or absent (its own)")
+    parser.add_argument("--cases", type=Path, help="score the cases of this JSON Lines file instead of generating")
     args = parser.parse_args()
     include = list(DELIBERATE) if "all" in args.include else args.include
     if not Path(args.eb_python).exists():
@@ -44,11 +49,17 @@ def main() -> int:
         return 2
 
     t0 = time.perf_counter()
-    cases = [make_case(args.seed + k, include) for k in range(args.n)]
+    if args.cases:
+        cases = [json.loads(line) for line in args.cases.read_text(encoding="utf-8").splitlines() if line.strip()]
+        args.n = len(cases)
+    else:
+        cases = [make_case(args.seed + k, include) for k in range(args.n)]
+    if args.save:
+        args.save.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     t1 = time.perf_counter()
     ours = [gtkit_scores(c) for c in cases]
     t2 = time.perf_counter()
-    theirs = run_bridge(args.eb_python, cases, timeout=3600)
+    theirs = run_bridge(args.eb_python, cases, absent=args.absent, timeout=3600)
     t3 = time.perf_counter()
 
     bad = []
@@ -62,7 +73,8 @@ def main() -> int:
             kind = d.split(":")[0].split(" ")[0]
             kinds[kind] = kinds.get(kind, 0) + 1
     print(f"{len(bad)} of {args.n} cases disagree ({100 * len(bad) / max(args.n, 1):.2f}%)"
-          f"{' with ' + ', '.join(include) if include else ''}; by metric: "
+          f"{' with ' + ', '.join(include) if include else ''}"
+          f"{' (ExtractBench reading omitted keys as absent)' if args.absent == 'absent' else ''}; by metric: "
           + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "none"))
     print(f"generate {t1 - t0:.1f} s, gtkit {t2 - t1:.1f} s, ExtractBench {t3 - t2:.1f} s")
     for case, diff in bad[: args.show]:

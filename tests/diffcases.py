@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -218,12 +219,12 @@ class _Gen:
         if two_digit_ok and (not lenient or "lenient_numeric_year" in self.inc):
             forms += [f"{m}/{day}/{yy:02d}", f"{m}-{day}-{yy:02d}"]
         if lenient:
-            forms += [f"{MONTHS[m - 1]} {day}, {yy:02d}", f"{day} {MON[m - 1]} {yy:02d}", f"{m}/{day}/{y // 100} {yy:02d}",
+            forms += [f"{MONTHS[m - 1]} {day}, {yy:02d}", f"{day} {MON[m - 1]} {yy:02d}",
                       f"{MONTHS[m - 1]} {day}, {y // 100} {yy:02d}", f"{day} {MONTHS[m - 1]} {yy:02d}"]
         if "date_spellings" in self.inc:
             forms += [f"{day}th {MONTHS[m - 1]} {y}", f"{day}-{MON[m - 1]}-{y}", f"{MON[m - 1]}. {day}, {y}",
                       f"{MONTHS[m - 1]} {day}, {y}.", f"{MONTHS[m - 1]}  {day}, {y}", f"{day} {MONTHS[m - 1]}, {y}",
-                      f"{y}/{m:02d}/{day:02d}", f"Tues {MONTHS[m - 1]} {day} {y}"]
+                      f"{y}/{m:02d}/{day:02d}", f"Tues {MONTHS[m - 1]} {day} {y}", f"{m}/{day}/{y // 100} {yy:02d}"]
         return self.pick(forms)
 
     def phone(self) -> str:
@@ -303,6 +304,16 @@ class _Gen:
             return float(v) if self.p(0.3) and float(v).is_integer() else v
         if isinstance(v, list):
             return list(v)
+        if "lenient_date" in lens:
+            from gtkit.normalize import _lenient_dates, collapse_ws
+
+            options = _lenient_dates(collapse_ws(v))
+            if _NUMERIC_TWO_DIGIT_YEAR.fullmatch(v.strip()) and "lenient_numeric_year" not in self.inc:
+                options = [_date_of(v)]  # ExtractBench reads a numeric two-digit year in one century only
+            if options and self.p(0.6):
+                return self.spell_date(dt.date.fromisoformat(self.pick(options)))
+            if not options or self.p(0.5):
+                return v
         iso = _date_of(v)
         if iso is not None:
             d = dt.date.fromisoformat(iso)
@@ -347,6 +358,9 @@ def _row_scalars(item: Spec, row: Any, prefix: str = "") -> list[tuple[str, Any]
         elif c.kind in ("scalar", "slist"):
             out.append((prefix + n, row.get(n)))
     return out
+
+
+_NUMERIC_TWO_DIGIT_YEAR = re.compile(r"\d{1,2}[/-]\d{1,2}[/-]\d{2}")
 
 
 def _row_specs(item: Spec) -> list[Spec]:
@@ -524,6 +538,8 @@ class _Pred:
                 v = list(tv) if isinstance(tv, list) else tv
                 if "list_whitespace" in g.inc and isinstance(v, list) and v and isinstance(v[0], str):
                     v = [f" {x}" for x in v]
+                if spec.leniency and isinstance(v, list) and mode != "exact":
+                    v = [g.same(Spec("scalar", type=spec.type), x, spec.leniency) for x in v]
                 return (tv is not None or g.p(0.5)), v
             return True, g.wrong(spec, tv)
         return self.leaf(spec, tv, t_ptr, p_ptr, mode)
@@ -545,14 +561,22 @@ class _Pred:
         if plan == "extra" or (plan == "drop" and "unpaired_rows" in g.inc):
             for _ in range(int(g.rng.integers(1, 3))):
                 sources.insert(int(g.rng.integers(0, len(sources) + 1)), None)
-        out: list[Any] = []
+        out: list[Any] = [None] * len(sources)
         dup_of: dict[int, int] = {}
         for j, src in enumerate(sources):
-            ptr = f"{p_ptr}/{j}"
-            if src is None:
-                out.append(self.extra_row(spec.item, ptr))
-            else:
-                out.append(self.derived_row(spec.item, truth, src, t_ptr, ptr))
+            if src is not None:
+                out[j] = self.derived_row(spec.item, truth, src, t_ptr, f"{p_ptr}/{j}")
+        for j, src in enumerate(sources):
+            if src is not None:
+                continue
+            # an added record must match each truth record in fewer cells than that record's own copy does,
+            # else the optimal pairing is not unique; failing that it gets values nothing matches
+            row = self.extra_row(spec.item, f"{p_ptr}/{j}")
+            if "unpaired_rows" not in g.inc and not self.below_copies(spec.item, row, out, sources, truth, t_ptr):
+                row = self.alien_row(spec.item)
+                if not self.below_copies(spec.item, row, out, sources, truth, t_ptr):
+                    row = self.alien_row(spec.item, as_object=True)
+            out[j] = row
         if plan == "dup" and out:
             k = int(g.rng.integers(0, len(out)))
             j = len(out)
@@ -578,6 +602,25 @@ class _Pred:
 
     no_cite: set[str]
 
+    def below_copies(self, item: Spec, row: Any, out: list[Any], sources: list[int | None], truth: list[Any],
+                     t_base: str) -> bool:
+        return all(self.weight(item, row, truth, k, t_base) < self.weight(item, out[j], truth, k, t_base)
+                   for j, k in enumerate(sources) if k is not None)
+
+    def alien_row(self, item: Spec, as_object: bool = False) -> Any:
+        """A record whose every cell is a fresh string no truth cell can match (not even a number or a list)."""
+        if not as_object and self.g.p(0.3):
+            return self.g.pick(["n/a", 7, None])  # not even an object: every cell reads as null
+        row: dict[str, Any] = {}
+        for n, c in item.props.items():
+            if c.kind == "object":
+                row[n] = {m: self.g.token() for m in c.props}
+            elif c.kind == "records":
+                row[n] = []
+            else:
+                row[n] = self.g.token()
+        return row
+
     def derived_row(self, item: Spec, truth: list[Any], src: int, t_base: str, p_ptr: str) -> dict[str, Any]:
         """A predicted record copied from truth record `src` with fewer than half of its cells changed,
         checked to match its source in strictly more cells than any other truth record, so that the
@@ -591,22 +634,21 @@ class _Pred:
                 return row
         return row
 
-    def dominates(self, item: Spec, row: Any, truth: list[Any], src: int, t_base: str) -> bool:
+    def weight(self, item: Spec, row: Any, truth: list[Any], k: int, t_base: str) -> int:
+        """How many cells of predicted record `row` match truth record k."""
         from gtkit.normalize import accepts
 
-        specs = _row_specs(item)
-        pcells = _row_scalars(item, row)
+        n = 0
+        for (name, pv), spec in zip(_row_scalars(item, row), _row_specs(item)):
+            t_ptr = f"{t_base}/{k}/" + name.replace(".", "/")
+            entry = self.fields.get(t_ptr)
+            readings = [r["value"] for r in entry["readings"]] if entry else [_row_get(truth[k], name)]
+            n += accepts(readings, pv, self.lens(spec, t_ptr))
+        return n
 
-        def weight(k: int) -> int:
-            n = 0
-            for (name, pv), spec in zip(pcells, specs):
-                entry = self.fields.get(f"{t_base}/{k}/" + name.replace(".", "/"))
-                readings = [r["value"] for r in entry["readings"]] if entry else [_row_get(truth[k], name)]
-                n += accepts(readings, pv, self.lens(spec, f"{t_base}/{k}/" + name.replace(".", "/")))
-            return n
-
-        w = weight(src)
-        return all(weight(k) < w for k in range(len(truth)) if k != src)
+    def dominates(self, item: Spec, row: Any, truth: list[Any], src: int, t_base: str) -> bool:
+        w = self.weight(item, row, truth, src, t_base)
+        return all(self.weight(item, row, truth, k, t_base) < w for k in range(len(truth)) if k != src)
 
     def exact_row(self, item: Spec, trow: Any) -> dict[str, Any]:
         return json.loads(json.dumps(trow if isinstance(trow, dict) else {}))
@@ -754,10 +796,13 @@ def disagreements(gt: dict[str, Any], eb: dict[str, Any], tol: float = 1e-9) -> 
     return out
 
 
-def run_bridge(python: str | Path, cases: list[dict[str, Any]], *, timeout: float = 600) -> list[dict[str, Any]]:
-    """ExtractBench's scores of `cases`, from the bridge run by the interpreter `python`."""
+def run_bridge(python: str | Path, cases: list[dict[str, Any]], *, absent: str = "null",
+               timeout: float = 600) -> list[dict[str, Any]]:
+    """ExtractBench's scores of `cases`, from the bridge run by the interpreter `python` (`absent`: the
+    bridge's reading of an omitted key, `null` as gtkit reads it or ExtractBench's own `absent`)."""
     text = "".join(json.dumps(c) + "\n" for c in cases)
-    done = subprocess.run([str(python), str(BRIDGE)], input=text, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([str(python), str(BRIDGE), "--absent", absent], input=text, capture_output=True,
+                          text=True, timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"the ExtractBench bridge failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
