@@ -42,7 +42,8 @@ DEFAULT_EB_PYTHON = ROOT / ".venv-eb312" / "bin" / "python"
 
 # Shape classes where gtkit deliberately differs (each documented in docs/scoring.md).
 DELIBERATE = {
-    "free_object": "an object whose schema declares no properties (ExtractBench: one opaque cell)",
+    "free_object": "an object, or array of objects, whose schema declares no properties (ExtractBench: one "
+                   "opaque cell, or no cell)",
     "bool_number": "a boolean predicted as 1/0 or a number as true/false (ExtractBench: True == 1)",
     "list_whitespace": "a list of strings whose elements differ in whitespace only (ExtractBench: exact)",
     "list_leniency": "x-leniency on a list of scalars (ExtractBench: leniencies apply to strings only)",
@@ -148,7 +149,7 @@ class _Gen:
             elif r < 0.4:
                 props[name] = Spec("object", props={n: self.scalar_spec() for n in self.names(int(self.rng.integers(1, 4)))})
             elif r < 0.45 and "free_object" in self.inc:
-                props[name] = Spec("free")
+                props[name] = Spec("free", type=self.pick(["object", "records"]))
             elif r < 0.55:
                 spec = Spec("slist", type=self.pick(["string", "number"]))
                 if "list_leniency" in self.inc and self.p(0.5):
@@ -177,7 +178,7 @@ class _Gen:
                 s["x-leniency"] = list(spec.leniency)
             return s
         if spec.kind == "free":
-            return {"type": "object"}
+            return {"type": "object"} if spec.type == "object" else {"type": "array", "items": {"type": "object"}}
         if spec.kind == "object":
             s = {"type": "object", "properties": {n: self.schema(c) for n, c in spec.props.items()}}
             if top:
@@ -273,7 +274,11 @@ class _Gen:
             elem = Spec("scalar", type=spec.type, flavor=self.pick(["text", "date", "code"]), nullable=False)
             return [self.scalar(elem) for _ in range(int(self.rng.integers(0, 4)))]
         if spec.kind == "free":
-            return {n: self.pick([self.text(), int(self.rng.integers(0, 99)), None]) for n in self.names(int(self.rng.integers(1, 3)))}
+            keys = self.names(int(self.rng.integers(1, 3)))
+            if spec.type == "records":
+                return [{n: self.pick([self.text(), int(self.rng.integers(0, 99)), None]) for n in keys}
+                        for _ in range(int(self.rng.integers(1, 4)))]
+            return {n: self.pick([self.text(), int(self.rng.integers(0, 99)), None]) for n in keys}
         if spec.kind == "object":
             out = {}
             for n, c in spec.props.items():
@@ -328,7 +333,8 @@ class _Gen:
         if "phone_digits" in lens and r < 0.7 and any(ch.isdigit() for ch in v):
             return self.respell_phone(v)
         if r < 0.8:
-            return self.pick([f"  {v}", f"{v} ", v.replace(" ", "  "), v.replace(" ", "\n")])
+            return self.pick([f"  {v}", f"{v} ", v.replace(" ", "  "), v.replace(" ", "\n"), v.replace(" ", "\u00a0"),
+                              f"\t{v}"])
         return v
 
     def wrong(self, spec: Spec, v: Any) -> Any:
@@ -447,8 +453,6 @@ def _fields(g: _Gen, schema: dict[str, Any], expected: Any, specs: dict[str, Spe
             lens = sorted({g.pick(STRING_LENIENCIES) for _ in range(int(g.rng.integers(1, 3)))})
         elif g.p(0.15) and spec.kind == "scalar" and spec.type == "boolean":
             lens = ["null_equals_false"]
-        if "lenient_date" in lens and spec.flavor != "date" and value is not None and _date_of(value) is None:
-            pass
         entry: dict[str, Any] = {"path": pointer, "readings": readings, "trust": "constructed"}
         if lens:
             entry["leniencies"] = lens
@@ -480,6 +484,8 @@ class _Pred:
         self.g = g
         self.fields = fields
         self.source: dict[str, str | None] = {}  # predicted pointer -> truth pointer (None: no counterpart)
+        self.dups: dict[str, str] = {}  # pointer in a duplicated record -> the same cell in the original
+        self.no_cite: set[str] = set()  # added records that cite nothing
 
     def lens(self, spec: Spec, t_ptr: str) -> list[str]:
         entry = self.fields.get(t_ptr)
@@ -521,6 +527,10 @@ class _Pred:
         return out
 
     def node(self, spec: Spec, tv: Any, t_ptr: str, p_ptr: str, mode: str) -> tuple[bool, Any]:
+        if mode == "any" and self.g.p(0.03):  # a value of the wrong shape
+            if spec.kind in ("object", "records", "free"):
+                return True, self.g.pick(["n/a", 0, {"value": None}] if spec.kind == "records" else ["n/a", [1], 0])
+            return True, self.g.pick([[tv], {"v": tv}, "n/a" if spec.kind == "slist" else [tv, tv]])
         if spec.kind == "object":
             if mode == "any" and self.g.p(0.05):
                 return False, None
@@ -528,6 +538,9 @@ class _Pred:
         if spec.kind == "records":
             return True, self.records(spec, tv, t_ptr, p_ptr, mode)
         if spec.kind == "free":
+            if isinstance(tv, list):
+                rows = [dict(r) for r in tv if self.g.p(0.8)]
+                return True, [rows[int(i)] for i in self.g.rng.permutation(len(rows))]
             return True, (dict(tv) if isinstance(tv, dict) and self.g.p(0.6) else {"x": self.g.text()})
         if spec.kind == "slist":
             self.source[p_ptr] = t_ptr
@@ -562,7 +575,6 @@ class _Pred:
             for _ in range(int(g.rng.integers(1, 3))):
                 sources.insert(int(g.rng.integers(0, len(sources) + 1)), None)
         out: list[Any] = [None] * len(sources)
-        dup_of: dict[int, int] = {}
         for j, src in enumerate(sources):
             if src is not None:
                 out[j] = self.derived_row(spec.item, truth, src, t_ptr, f"{p_ptr}/{j}")
@@ -581,14 +593,11 @@ class _Pred:
             k = int(g.rng.integers(0, len(out)))
             j = len(out)
             out.append(json.loads(json.dumps(out[k])))
-            dup_of[j] = k
             for p, t in list(self.source.items()):
                 if p.startswith(f"{p_ptr}/{k}/"):
                     self.source[f"{p_ptr}/{j}/" + p[len(f"{p_ptr}/{k}/"):]] = t
                     self.dups[f"{p_ptr}/{j}/" + p[len(f"{p_ptr}/{k}/"):]] = p
         return out
-
-    dups: dict[str, str]
 
     def extra_row(self, item: Spec, p_ptr: str) -> dict[str, Any]:
         g = self.g
@@ -599,8 +608,6 @@ class _Pred:
         if "unpaired_rows" not in g.inc:
             self.no_cite.add(p_ptr)
         return row
-
-    no_cite: set[str]
 
     def below_copies(self, item: Spec, row: Any, out: list[Any], sources: list[int | None], truth: list[Any],
                      t_base: str) -> bool:
@@ -649,9 +656,6 @@ class _Pred:
     def dominates(self, item: Spec, row: Any, truth: list[Any], src: int, t_base: str) -> bool:
         w = self.weight(item, row, truth, src, t_base)
         return all(self.weight(item, row, truth, k, t_base) < w for k in range(len(truth)) if k != src)
-
-    def exact_row(self, item: Spec, trow: Any) -> dict[str, Any]:
-        return json.loads(json.dumps(trow if isinstance(trow, dict) else {}))
 
     def draw_row(self, item: Spec, trow: Any, t_ptr: str, p_ptr: str, budget: int, keep: str) -> dict[str, Any]:
         g = self.g
@@ -729,8 +733,6 @@ def make_case(seed: int, include: Iterable[str] = ()) -> dict[str, Any]:
     fields = _fields(g, schema, expected, _spec_index(spec))
     by_path = {f["path"]: f for f in fields}
     pred = _Pred(g, by_path)
-    pred.dups = {}
-    pred.no_cite = set()
     prediction = pred.obj(spec, expected, "", "", "any")
     if "extra_root_key" in inc and g.p(0.5):
         prediction["undeclared"] = g.text()
