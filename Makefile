@@ -3,7 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 
-.PHONY: demo test install wheel-test
+# ExtractBench's reference scorer for the differential test (tests/test_differential.py): Python >= 3.12,
+# in a venv of its own, never a gtkit dependency.
+EB_BASE_PYTHON ?= /root/.pyenv/versions/3.12.1/bin/python
+EB_VENV := .venv-eb312
+EB_STAMP := $(EB_VENV)/.installed-$(shell sha256sum scripts/extractbench-constraints.txt | cut -c1-12)
+
+.PHONY: demo test install wheel-test extractbench
 
 install: $(STAMP)
 
@@ -17,7 +23,15 @@ demo: $(STAMP)
 	$(VENV)/bin/gtkit demo --out out/demo --force
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+	GTKIT_EXTRACTBENCH_PYTHON=$(CURDIR)/$(EB_VENV)/bin/python $(VENV)/bin/python -m pytest
+
+# The interpreter the differential test runs ExtractBench with (the test is skipped without it).
+extractbench: $(EB_STAMP)
+
+$(EB_STAMP): scripts/extractbench-constraints.txt
+	$(EB_BASE_PYTHON) -m venv $(EB_VENV)
+	$(EB_VENV)/bin/python -m pip install --quiet -c scripts/extractbench-constraints.txt llama-extract-bench==1.0.0
+	rm -f $(EB_VENV)/.installed-* && touch $(EB_STAMP)
 
 # The same demo and test suite against a wheel installed in a fresh venv outside the checkout (CI runs it).
 wheel-test: $(STAMP)

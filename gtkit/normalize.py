@@ -6,9 +6,9 @@ whitespace runs collapsed and ends trimmed, and everything else compares exactly
 (case-sensitive, no numeric tolerance, a number never equals its string). Keys
 are hashable tuples tagged by type, so `True` never equals `1`.
 
-`lenient_keys` applies a field's declared leniencies; scoring accepts a cell when
-the exact keys match OR the lenient key sets intersect, so a leniency can only turn
-a miss into a pass.
+`lenient_keys` applies a field's declared leniencies, each on its own; scoring
+accepts a cell when the exact keys match OR the two values relax to the same form
+under one declared leniency, so a leniency can only turn a miss into a pass.
 
 `comparator_key` normalizes a consensus vote by the field's `x-comparator`.
 """
@@ -71,6 +71,8 @@ def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
         else:
             month = int(parts["m"])
         day, ytext = int(parts["d"]), parts["y"]
+        if pattern is not _DATE_PATTERNS[0] and "mon" not in parts and month > 12 >= day:
+            month, day = day, month  # 28/3/2019: a first part that cannot be a month is the day
         years = [int(ytext)] if len(ytext) == 4 else (
             [1900 + int(ytext), 2000 + int(ytext)] if both_centuries else [_two_digit_year(int(ytext))]
         )
@@ -111,62 +113,97 @@ def value_key(value: Any) -> Key:
     return ("x", repr(value))
 
 
-_TERMINAL = ".,;:"
+_TERMINAL = re.compile(r"\s*[.,;:]\s*$")
 _PUNCT_SPACING = re.compile(r"\s*([.,;:])\s*")
+_NON_DIGIT = re.compile(r"\D")
+_DIGIT = re.compile(r"\d")
 _SPLIT_YEAR = re.compile(r"\b(19|20)\s+(\d{2})\b")
+_TRAILING_TWO_DIGIT_YEAR = re.compile(r"^(.*[ ,/-])(\d{2})\s*$")
 
 
-def _lenient_strings(s: str, leniencies: frozenset[str]) -> list[str]:
-    """Dates first (so two strings that are the same date stay equal), then the textual relaxations.
+def _lenient_dates(s: str) -> list[str]:
+    """ISO dates a whitespace-collapsed string may read as under `lenient_date`.
 
-    Every step is a function of the whitespace-collapsed string, so two values with equal
-    scoring keys always share a lenient key: a leniency can only add matches.
+    A date reads as itself, a two-digit year in either century. A string that is not a date is
+    rewritten, each rewrite kept only where it reads as a date: a year printed in two parts
+    (`19 55`) is rejoined when a digit (a day) comes before it, and a trailing two-digit year
+    after a space, comma, slash or hyphen, with a digit before it, is tried in both centuries
+    (`May 1, 62` is 1962-05-01 or 2062-05-01; `May 11` stays no date).
     """
-    s = collapse_ws(s)
-    if "lenient_date" in leniencies:
-        dates = _parse_date(_SPLIT_YEAR.sub(r"\1\2", s), both_centuries=True)
-        if dates:
-            return dates
-    dates = _parse_date(s)
+    dates = _parse_date(s, both_centuries=True)
     if dates:
         return dates
-    if "phone_digits" in leniencies:
-        digits = re.sub(r"\D", "", s)
-        if len(digits) >= 10:
-            return [digits[-10:]]
+    rewrites = []
+    m = _SPLIT_YEAR.search(s)
+    if m and _DIGIT.search(s[: m.start()]):
+        rewrites.append(_SPLIT_YEAR.sub(r"\1\2", s))
+    for base in (s, *rewrites):
+        m = _TRAILING_TWO_DIGIT_YEAR.match(base)
+        if m and _DIGIT.search(m.group(1)):
+            rewrites += [f"{m.group(1)}19{m.group(2)}", f"{m.group(1)}20{m.group(2)}"]
+    return sorted({d for r in rewrites for d in _parse_date(collapse_ws(r))})
+
+
+@lru_cache(maxsize=1 << 18)
+def _relaxed_keys(s: str, leniencies: frozenset[str]) -> tuple[Key, ...]:
+    """The forms a string compares as under each declared leniency on its own, tagged by the leniency.
+
+    Each leniency relaxes the scoring form (whitespace collapsed, dates in ISO) independently of
+    the others; two strings match under a leniency when both relax to the same form. A form is a
+    function of the scoring form, so two values equal under the plain rules share every form.
+    """
+    text = canonical_string(s)
+    out: list[Key] = []
+    if "optional_terminal_punctuation" in leniencies:
+        stripped = _TERMINAL.sub("", text)
+        if stripped:  # punctuation alone never matches other punctuation
+            out.append(("optional_terminal_punctuation", stripped))
     if "punctuation_spacing" in leniencies:
-        s = _PUNCT_SPACING.sub(r"\1", s)
-    if "optional_terminal_punctuation" in leniencies and s and s[-1] in _TERMINAL:
-        s = s[:-1].rstrip()
+        out.append(("punctuation_spacing", collapse_ws(_PUNCT_SPACING.sub(r"\1", text))))
     if "case_insensitive" in leniencies:
-        s = s.casefold()
-    return [s]
+        out.append(("case_insensitive", text.casefold()))
+    if "phone_digits" in leniencies:
+        digits = _NON_DIGIT.sub("", text)
+        if len(digits) >= 10:
+            out.append(("phone_digits", digits[-10:]))
+        elif digits:  # shorter numbers compare by all their digits
+            out.append(("phone_digits_short", digits))
+    if "lenient_date" in leniencies:
+        out += [("lenient_date", d) for d in _lenient_dates(collapse_ws(s))]
+    return tuple(out)
 
 
 def lenient_keys(value: Any, leniencies: Iterable[str]) -> frozenset[Key]:
-    """Every key `value` may compare as under the declared leniencies (a set: two-digit years read both ways)."""
+    """Every key `value` may compare as under the declared leniencies: its exact key and, for each
+    leniency on its own, its relaxed form (a set: a two-digit year reads in both centuries)."""
     lens = frozenset(leniencies)
-    if value is None:
-        return frozenset({("b", False)}) if "null_equals_false" in lens else frozenset({("null",)})
+    keys = {value_key(value)}
+    if "null_equals_false" in lens and (value is None or value is False):
+        keys.add(("null_equals_false",))
     if isinstance(value, str):
-        return frozenset(("s", s) for s in _lenient_strings(value, lens))
-    if isinstance(value, list):
-        return frozenset({("l", tuple(min(lenient_keys(v, lens)) for v in value))})
-    return frozenset({value_key(value)})
+        keys.update(_relaxed_keys(value, lens))
+    elif isinstance(value, list) and lens:
+        # lists of scalars: element by element, under one leniency at a time
+        for lens_one in sorted(lens):
+            one = frozenset({lens_one})
+            keys.add((lens_one, "list", tuple(min(lenient_keys(v, one) - {value_key(v)} or {value_key(v)})
+                                              for v in value)))
+    return frozenset(keys)
 
 
 def cell_keys(values: tuple[Any, ...] | list[Any], leniencies: tuple[str, ...] = ()) -> Hashable:
     """The key a cell compares as, or a frozenset where it can match several: the exact keys of its
-    readings, or, under declared leniencies, their lenient keys (tagged, so the two never mix).
+    readings and, under declared leniencies, their relaxed keys (`lenient_keys`).
 
-    Lenient keys alone suffice under leniencies because equal exact keys always share a lenient key.
+    A predicted cell's keys are computed under the truth cell's leniencies; relaxed keys are tagged
+    by their leniency, so two cells match under a leniency only through that leniency's forms.
     """
     if not leniencies:
         if len(values) == 1:
             return value_key(values[0])
         keys = frozenset(value_key(v) for v in values)
     else:
-        keys = frozenset(("L", leniencies, k) for v in values for k in lenient_keys(v, leniencies))
+        keys = frozenset(k for v in values for k in lenient_keys(v, leniencies))
     return next(iter(keys)) if len(keys) == 1 else keys
 
 

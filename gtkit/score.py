@@ -279,13 +279,14 @@ class _DocumentScorer:
         cites = self.citations.get(pred_pointer)
         if not cites:
             return
-        self.word.n_pred += 1
         self.page.n_pred += 1
+        boxed = any(c.get("box") is not None for c in cites)
+        self.word.n_pred += boxed  # a page-only citation claims a page, not a box
         if not correct:
             return
         if any(c.get("page") in entry.pages for c in cites):
             self.page.correct += 1
-            if any(
+            if boxed and any(
                 c.get("box") is not None and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
                 for c in cites for p, b in entry.boxes
             ):

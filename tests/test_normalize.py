@@ -80,3 +80,48 @@ def test_comparators_normalize_votes():
     assert comparator_key("March 28, 2019", "date") == comparator_key("2019-03-28", "date")
     assert comparator_key(None, "number") == ("null",)
     assert is_day_month_ambiguous("03/04/2019") and not is_day_month_ambiguous("03/28/2019")
+
+
+# --- agreement with ExtractBench's reference scorer (tests/test_differential.py) ----------------
+
+@pytest.mark.parametrize(
+    "truth, pred",
+    [("1 May 1962", "May 1, 62"), ("1952-09-07", "September 7, 52"),
+     ("1 May 1962", "1 May 62"), ("2062-05-01", "May 1, 62"), ("1955-03-28", "March 28, 19 55"),
+     ("1944-06-19", "June 19 44")],
+)
+def test_lenient_date_reads_a_named_month_with_a_two_digit_year_in_either_century(truth, pred):
+    assert not accepts([truth], pred)
+    assert accepts([truth], pred, ["lenient_date"])
+    assert accepts([pred], truth, ["lenient_date"])
+
+
+def test_lenient_date_rewrites_only_where_a_day_comes_first():
+    assert not accepts(["2011-05-01"], "May 11", ["lenient_date"])  # a lone trailing pair is no year
+    assert not accepts(["1944-06-01"], "June 19 44", ["lenient_date"])  # 19 is the day, not half a year
+
+
+def test_leniencies_apply_one_at_a_time():
+    lens = ["case_insensitive", "optional_terminal_punctuation"]
+    assert accepts(["ACME"], "Acme", lens) and accepts(["Acme."], "Acme", lens)
+    assert not accepts(["ACME."], "acme", lens)  # would need both at once
+
+
+def test_terminal_punctuation_alone_never_matches_other_punctuation():
+    assert not accepts(["."], ";", ["optional_terminal_punctuation"])
+
+
+def test_phone_digits_compares_short_numbers_by_all_their_digits():
+    assert accepts(["555-1234"], "555 1234", ["phone_digits"])
+    assert not accepts(["555-1234"], "(212) 555-1234", ["phone_digits"])
+    assert not accepts(["555-1234"], "555-1235", ["phone_digits"])
+
+
+@pytest.mark.parametrize("text", ["28/3/2019", "28/03/19", "28-3-2019"])
+def test_a_numeric_date_whose_first_part_cannot_be_a_month_reads_day_first(text):
+    assert value_key(text) == ("s", "2019-03-28")
+
+
+@pytest.mark.parametrize("text", ["13/13/2019", "2019-28-03", "32/3/2019"])
+def test_a_numeric_date_that_fits_neither_way_stays_a_string(text):
+    assert value_key(text) == ("s", text)

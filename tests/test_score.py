@@ -187,6 +187,15 @@ def test_grounding_denominators():
     assert (s.word.correct, s.word.n_pred, s.word.n_truth) == (2, 2, 3)
 
 
+def test_a_page_only_citation_claims_a_page_not_a_box():
+    b = bundle({"name": "Acme", "amount": 5})
+    cites = cites_for(b)
+    cites["/amount"] = [{"page": cites["/amount"][0]["page"]}]
+    s = score_prediction(b, b.gt.expected, cites)
+    assert (s.page.correct, s.page.n_pred, s.page.n_truth) == (2, 2, 2)
+    assert (s.word.correct, s.word.n_pred, s.word.n_truth) == (1, 1, 2)  # out of word precision's denominator
+
+
 def test_no_boxes_means_no_grounding_score_and_no_citations_scores_zero():
     assert score_prediction(bundle({"name": "A", "amount": 1}, boxes=False), {"name": "A"}).word is None
     s = score_prediction(bundle({"name": "A", "amount": 1}), {"name": "A", "amount": 1})
