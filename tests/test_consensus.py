@@ -11,19 +11,11 @@ import pymupdf
 import pytest
 
 from gtkit.cli import main
-from gtkit.consensus.engine import (
-    ALL_NULL,
-    MAJORITY,
-    MODEL_FAILURE,
-    SCHEMA_AMBIGUITY,
-    SPLIT,
-    UNANIMOUS,
-    UNRESOLVABLE,
-    Pool,
-    classify_document,
-    settle,
-    walk_document,
-)
+from gtkit.consensus.causes import classify_document
+from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
+from gtkit.consensus.tiers import settle
+from gtkit.consensus.votes import Pool
+from gtkit.consensus.walk import walk_document
 from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
 from gtkit.schema import compile_schema

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.build import jsonl
-from gtkit.consensus.engine import NULL, Pool, walk_document
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
+from gtkit.consensus.votes import NULL, Pool
+from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundles
 from gtkit.fileio import write_bytes_atomic

@@ -29,25 +29,11 @@ import pymupdf
 
 from gtkit import __version__
 from gtkit.consensus.checks import PageWords, box_problem
-from gtkit.consensus.engine import (
-    ALIAS,
-    ALL_NULL,
-    CAUSES,
-    INVALID,
-    MODEL_FAILURE,
-    NULL,
-    SCHEMA_AMBIGUITY,
-    SPLIT,
-    TIERS,
-    UNANIMOUS,
-    Cell,
-    DocResult,
-    Pool,
-    classify_document,
-    key_json,
-    settle,
-    walk_document,
-)
+from gtkit.consensus.causes import classify_document, field_ambiguity
+from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, SPLIT, TIERS, UNANIMOUS, Cell, DocResult
+from gtkit.consensus.tiers import settle
+from gtkit.consensus.votes import INVALID, NULL, Pool, key_json
+from gtkit.consensus.walk import walk_document
 from gtkit.consensus.inputs import (
     Inputs,
     Systems,
@@ -65,7 +51,6 @@ from gtkit.fileio import canonical_sha256, dumps_json, sha256_file
 from gtkit.format.models import LENIENCIES
 from gtkit.schema import Node, compile_schema, load_schema, validation_errors
 
-RECORD_FIELD_SHARE = 0.3   # a record field splitting in this share of its cells is schema ambiguity
 QUEUE_NAME, DRAW_NAME, REPORT_JSON, REPORT_MD = "queue.jsonl", "draw.jsonl", "report.json", "report.md"
 
 
@@ -160,53 +145,11 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
     c = Consensus(schema=schema, schema_sha256=h, systems=systems, inputs=inputs, citing=citing_sys,
                   results=results, infos=infos, citations=cits, dropped_citations=dict(dropped),
                   missing_runs=missing, outputs=all_outputs)
-    field_pass(c)
+    c.field_ambiguity = field_ambiguity(c.results)
     for r in results:
         for cell in r.cells:
             settle(cell)
     return c
-
-
-def _splitting(cell: Cell) -> bool:
-    return cell.contested and cell.cause != MODEL_FAILURE
-
-
-def field_pass(c: Consensus) -> None:
-    """A field that splits across many documents of the family is schema ambiguity.
-
-    "Splits" means a contested cell not explained as one family's failure. A field with
-    one cell per document is ambiguous when it splits in more than half of at least 3
-    documents; a record field when at least 3 and 30% of its cells split.
-    """
-    docs_with: dict[str, set[str]] = defaultdict(set)
-    docs_split: dict[str, set[str]] = defaultdict(set)
-    cells: Counter = Counter()
-    split_cells: Counter = Counter()
-    fixes: dict[str, Counter] = defaultdict(Counter)
-    for r in c.results:
-        for cell in r.cells:
-            docs_with[cell.field].add(r.doc_id)
-            cells[cell.field] += 1
-            if _splitting(cell):
-                docs_split[cell.field].add(r.doc_id)
-                split_cells[cell.field] += 1
-            if cell.fix:
-                fixes[cell.field][cell.fix] += 1
-    for f, docs in docs_with.items():
-        if "*" in f:  # a record field: the share of its cells across all rows
-            ambiguous = split_cells[f] >= 3 and split_cells[f] >= RECORD_FIELD_SHARE * cells[f]
-        else:         # one cell per document: the share of documents
-            ambiguous = len(docs) >= 3 and 2 * len(docs_split[f]) > len(docs)
-        if ambiguous:
-            c.field_ambiguity[f] = fixes[f].most_common(1)[0][0] if fixes[f] else ALIAS
-    if not c.field_ambiguity:
-        return
-    for r in c.results:
-        for cell in r.cells:
-            fix = c.field_ambiguity.get(cell.field)
-            if fix and cell.contested:
-                cell.cause = SCHEMA_AMBIGUITY
-                cell.fix = cell.fix or fix
 
 
 # --- building bundles ---------------------------------------------------------------------
