@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gtkit.consensus.build import run_consensus
+from gtkit.consensus.run import run_consensus
 from gtkit.consensus.simulate import Rates, evaluate, simulate
 
 

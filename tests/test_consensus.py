@@ -412,7 +412,7 @@ def test_audit_queues_cells_many_systems_miss(tmp_path, capsys):
 
 
 def test_simulated_ensemble_promotes_only_correct_cells(tmp_path):
-    from gtkit.consensus.build import run_consensus
+    from gtkit.consensus.run import run_consensus
     from gtkit.consensus.simulate import simulate, evaluate
 
     truth = simulate(tmp_path / "ws", seed=11, n_docs=3, n_rows=25)
@@ -474,7 +474,7 @@ def test_alignment_without_identity_and_a_family_wide_misread_key():
 
 
 def test_schema_problems_of_expected_are_counted_once_per_kind():
-    from gtkit.consensus.build import schema_problems
+    from gtkit.consensus.expected_check import schema_problems
 
     schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
         "a": {"type": "string"}, "b": {"type": "string", "pattern": "^x"}}}}}}

@@ -29,14 +29,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.build import DRAW_NAME, QUEUE_NAME, jsonl
+from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, Envelope, parse_ground_truth, read_bundle, read_index, write_dataset
 from gtkit.fileio import read_jsonl as read_jsonl_lines
 from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
 
-AUDIT_NAME = "audit.jsonl"
 ACTIONS = ("accept", "edit", "null", "box", "reject")
 
 

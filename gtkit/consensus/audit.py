@@ -16,8 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.build import jsonl
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
+from gtkit.consensus.layout import jsonl
 from gtkit.consensus.votes import NULL, Pool
 from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pymupdf
+
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json, read_toml
 
@@ -91,6 +93,15 @@ def load_systems(path: Path) -> Systems:
     if citing is not None and (not isinstance(citing, str) or citing not in systems):
         raise GtkitError(f"citing = {citing!r} names no system of this file", path)
     return Systems(systems=dict(sorted(systems.items())), citing=citing, path=path)
+
+
+def schema_version(schema: dict[str, Any]) -> str | None:
+    """The schema's `version` (or `x-version`), as text."""
+    for k in ("version", "x-version"):
+        v = schema.get(k)
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            return str(v)
+    return None
 
 
 def check_schema_hash(systems: Systems, used: list[str], schema_hash: str, version: str | None = None) -> None:
@@ -200,3 +211,29 @@ def read_citations(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
             good.append({"page": page, "box": box})
         out[pointer] = good
     return out, dropped
+
+
+@dataclass
+class DocInfo:
+    """A document's page count and page sizes (points); its text once a cause needs it."""
+
+    pages: int
+    sizes: list[tuple[float, float]]
+    text: str | None = None
+
+
+def pdf_info(path: Path) -> DocInfo:
+    try:
+        with pymupdf.open(path) as doc:
+            sizes = [(round(p.rect.width, 3), round(p.rect.height, 3)) for p in doc]
+    except Exception as e:  # noqa: BLE001 - any unreadable PDF is one line
+        raise GtkitError(f"cannot open PDF: {e}", path) from None
+    if not sizes:
+        raise GtkitError("PDF has no pages", path)
+    return DocInfo(pages=len(sizes), sizes=sizes)
+
+
+def pdf_text(path: Path) -> str:
+    """The document's text, whitespace collapsed and casefolded."""
+    with pymupdf.open(path) as doc:
+        return " ".join(" ".join(p.get_text().split()) for p in doc).casefold()
