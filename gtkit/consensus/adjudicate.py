@@ -67,7 +67,7 @@ class _Document:
     def read(cls, folder: Path) -> _Document:
         b = read_bundle(folder)
         return cls(bundle=b, expected=copy.deepcopy(b.gt.expected), root=compile_schema(b.schema),
-                   fields={f.path: f.model_dump(mode="json") for f in b.gt.fields})
+                   fields={f["path"]: f for f in b.field_dicts()})
 
 
 @dataclass

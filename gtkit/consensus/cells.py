@@ -65,7 +65,6 @@ class ExtraRecord:
     field: str
     members: dict[str, tuple[Any, str]]   # system -> (row, its own pointer)
     weight: float
-    families: list[str]
     cause: str = MODEL_FAILURE
     fix: str | None = None
 

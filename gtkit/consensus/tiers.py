@@ -14,9 +14,7 @@ import json
 from typing import Any
 
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, Cell
-from gtkit.consensus.votes import HASHABLE, INVALID, NULL, Pool
-
-EPS = 1e-9
+from gtkit.consensus.votes import EPS, HASHABLE, INVALID, NULL, Pool
 
 
 def decide(cell: Cell, pool: Pool) -> None:

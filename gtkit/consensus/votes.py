@@ -23,6 +23,7 @@ from gtkit.schema import Node
 NULL = ("null",)
 INVALID = ("invalid",)
 HASHABLE = (str, int, float, bool, type(None))   # raw values whose keys can be cached
+EPS = 1e-9                                        # tolerance when comparing sums of family weights
 
 
 @dataclass

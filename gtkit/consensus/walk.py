@@ -14,8 +14,8 @@ from typing import Any
 
 from gtkit.consensus.align import align_clusters
 from gtkit.consensus.cells import LOCATION, MODEL_FAILURE, SCHEMA_AMBIGUITY, Cell, DocResult, ExtraRecord
-from gtkit.consensus.tiers import EPS, decide
-from gtkit.consensus.votes import Failure, Pool, VoteKeys
+from gtkit.consensus.tiers import decide
+from gtkit.consensus.votes import EPS, Failure, Pool, VoteKeys
 from gtkit.schema import Node, escape_token, guess_node
 
 Votes = dict[str, tuple[Any, str | None]]   # system -> (raw value, the system's own pointer or None)
@@ -124,12 +124,10 @@ class _Walker:
                      votes: Votes, weight: float) -> None:
         """A vote for an extra record at `pointer` (`<array>/+k`): one family's failure, or several families'
         disagreement on what counts as a row."""
-        families = sorted({self.pool.family[s] for s in members})
-        one_family = len(families) == 1
+        one_family = len({self.pool.family[s] for s in members}) == 1
         self.extras.append(ExtraRecord(
-            pointer=pointer, field=f"{fld}/*",
+            pointer=pointer, field=f"{fld}/*", weight=weight,
             members={s: (lists[s][j], f"{votes[s][1]}/{j}") for s, j in members.items()},
-            weight=weight, families=families,
             cause=MODEL_FAILURE if one_family else SCHEMA_AMBIGUITY, fix=None if one_family else LOCATION))
 
     def leaf(self, node: Node, ptr: str, fld: str, votes: Votes, forced: bool) -> Any:
