@@ -22,7 +22,8 @@ import tempfile
 from pathlib import Path
 
 from gtkit.consensus.run import run_consensus
-from gtkit.consensus.simulate import Rates, evaluate, simulate
+from gtkit.consensus.measure import evaluate
+from gtkit.consensus.simulate import Rates, simulate
 
 
 def main() -> None:

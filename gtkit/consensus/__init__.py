@@ -3,7 +3,8 @@
 `run.run_consensus` writes candidate bundles, the adjudication queue and the report;
 `adjudicate.adjudicate` takes a person's decisions back in with an append-only audit
 trail; `audit.audit` hunts cells of an existing truth that many systems miss;
-`simulate` builds a seeded ensemble with known truth for tests and measurements.
+`simulate` builds a seeded ensemble with known truth for tests and measurements, and
+`measure` measures a consensus output against it.
 
 One document's consensus, in the order it is computed:
 
