@@ -1,6 +1,6 @@
 """Normalization before comparison: date canonicalization, whitespace, leniencies, comparators.
 
-`value_key` is the scoring normalization of DESIGN.md §2: a string that parses as
+`value_key` is the scoring normalization of docs/scoring.md: a string that parses as
 one of the common date formats becomes ISO `YYYY-MM-DD`, other strings have their
 whitespace runs collapsed and ends trimmed, and everything else compares exactly
 (case-sensitive, no numeric tolerance, a number never equals its string). Keys

@@ -1,4 +1,4 @@
-"""The consensus pipeline (DESIGN.md §3): ground truth for real documents from independent systems.
+"""The consensus pipeline (docs/consensus.md): ground truth for real documents from independent systems.
 
 `run.run_consensus` writes candidate bundles, the adjudication queue and the report;
 `adjudicate.adjudicate` takes a person's decisions back in with an append-only audit
