@@ -10,12 +10,14 @@ are hashable tuples tagged by type, so `True` never equals `1`.
 accepts a cell when the exact keys match OR the two values relax to the same form
 under one declared leniency, so a leniency can only turn a miss into a pass.
 
-`comparator_key` normalizes a consensus vote by the field's `x-comparator`.
+`comparator_key` normalizes a consensus vote by the field's `x-comparator`; `loose_keys` gives the
+format-free forms consensus uses to tell a disagreement in format only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
@@ -42,6 +44,9 @@ _DATE_PATTERNS = [
     re.compile(_WEEKDAY + _MON + r"[\s-]+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?[\s-]+(?P<y>\d{4})", re.I),  # March 28, 2019
     re.compile(_WEEKDAY + r"(?P<d>\d{1,2})(?:st|nd|rd|th)?[\s-]+" + _MON + r",?[\s-]+(?P<y>\d{4})", re.I),  # 28 March 2019
 ]
+# a numeric date whose first two parts could be month/day or day/month (any of / . - between them)
+_EITHER_ORDER_DATE = re.compile(r"(?P<a>\d{1,2})[/.-](?P<b>\d{1,2})[/.-](?P<y>\d{4}|\d{2})")
+_EITHER_ORDER_PATTERNS = [_DATE_PATTERNS[0], _EITHER_ORDER_DATE, *_DATE_PATTERNS[3:]]
 _TEN_DIGITS = re.compile(r"\d{10}")
 
 
@@ -55,24 +60,30 @@ def _two_digit_year(y: int) -> int:
     return 1900 + y if y >= 69 else 2000 + y
 
 
-def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
-    """ISO dates `s` reads as under the guards (several only for two-digit years with both_centuries)."""
+def _parse_date(s: str, *, both_centuries: bool = False, either_order: bool = False) -> list[str]:
+    """ISO dates `s` reads as under the guards: several only for two-digit years with `both_centuries`, or for
+    a numeric date read both month-first and day-first with `either_order` (which also takes `.` separators)."""
     if not 4 <= len(s) <= 50 or s.isdigit() or _TEN_DIGITS.search(s) or not any(c.isdigit() for c in s):
         return []
-    for pattern in _DATE_PATTERNS:
+    for pattern in _EITHER_ORDER_PATTERNS if either_order else _DATE_PATTERNS:
         m = pattern.fullmatch(s)
         if not m:
             continue
         parts = m.groupdict()
-        if "mon" in parts and parts["mon"] is not None:
+        if parts.get("a") is not None:
+            a, b = int(parts["a"]), int(parts["b"])
+            month_days = [(a, b), (b, a)]
+        elif parts.get("mon") is not None:
             month = MONTHS.get(parts["mon"].lower())
             if month is None:
                 return []
+            month_days = [(month, int(parts["d"]))]
         else:
-            month = int(parts["m"])
-        day, ytext = int(parts["d"]), parts["y"]
-        if pattern is not _DATE_PATTERNS[0] and "mon" not in parts and month > 12 >= day:
-            month, day = day, month  # 28/3/2019: a first part that cannot be a month is the day
+            month, day = int(parts["m"]), int(parts["d"])
+            if pattern is not _DATE_PATTERNS[0] and month > 12 >= day:
+                month, day = day, month  # 28/3/2019: a first part that cannot be a month is the day
+            month_days = [(month, day)]
+        ytext = parts["y"]
         years = [int(ytext)] if len(ytext) == 4 else (
             [1900 + int(ytext), 2000 + int(ytext)] if both_centuries else [_two_digit_year(int(ytext))]
         )
@@ -80,10 +91,11 @@ def _parse_date(s: str, *, both_centuries: bool = False) -> list[str]:
         for year in years:
             if not 1900 <= year <= 2100:
                 continue
-            try:
-                out.append(dt.date(year, month, day).isoformat())
-            except ValueError:
-                continue
+            for month, day in month_days:
+                try:
+                    out.append(dt.date(year, month, day).isoformat())
+                except ValueError:
+                    continue
         return out
     return []
 
@@ -94,6 +106,13 @@ def canonical_string(s: str) -> str:
     collapsed = collapse_ws(s)
     dates = _parse_date(collapsed)
     return dates[0] if dates else collapsed
+
+
+@lru_cache(maxsize=1 << 16)
+def iso_date(s: str) -> str | None:
+    """The ISO date a string reads as under the scoring guards (as in `value_key`), or None."""
+    dates = _parse_date(collapse_ws(s))
+    return dates[0] if dates else None
 
 
 def value_key(value: Any) -> Key:
@@ -225,16 +244,20 @@ def accepts(readings: Iterable[Any], predicted: Any, leniencies: Iterable[str] =
 _TRUE = {"true", "yes", "y", "x", "checked", "1", "on", "[x]", "☑", "☒", "✓", "✔"}
 _FALSE = {"false", "no", "n", "unchecked", "0", "off", "[ ]", "☐", ""}
 _NUMBER = re.compile(r"^\(?-?[$€£]?\s*-?[\d,]*\.?\d+\)?$")
+# looser: a plus sign, the yen sign, spaces inside the parentheses, apostrophes and spaces between digit groups
+_LOOSE_NUMBER = re.compile(r"^\(?\s*[-+]?\s*[$€£¥]?\s*[-+]?[\d,' ]*\.?\d+\s*\)?$")
 
 
-def _as_number(value: Any) -> float | int | None:
+def _as_number(value: Any, *, loose: bool = False) -> float | int | None:
+    """The number a value spells (thousands separators, currency signs, parenthesized negatives removed),
+    or None; `loose` accepts the wider spellings of `_LOOSE_NUMBER`."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
         s = collapse_ws(value)
-        if _NUMBER.match(s):
+        if (_LOOSE_NUMBER if loose else _NUMBER).match(s):
             negative = s.startswith("(") and s.endswith(")") or "-" in s
             digits = re.sub(r"[^\d.]", "", s)
             try:
@@ -283,5 +306,44 @@ def is_day_month_ambiguous(value: Any) -> bool:
     """A numeric date like 03/04/2019 whose first two parts could each be the month."""
     if not isinstance(value, str):
         return False
-    m = re.fullmatch(r"\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\s*", value)
-    return bool(m) and int(m.group(1)) <= 12 and int(m.group(2)) <= 12 and m.group(1) != m.group(2)
+    m = _EITHER_ORDER_DATE.fullmatch(value.strip())
+    return bool(m) and int(m["a"]) <= 12 and int(m["b"]) <= 12 and m["a"] != m["b"]
+
+
+# --- format-free forms (does a disagreement lie only in the format?) -------------------------
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def loose_keys(value: Any) -> frozenset[Key]:
+    """Every form a value could be read as once its format is ignored, so that two values differing only
+    in format share one: the number it spells (loosely), the dates it reads as (a numeric date both
+    month-first and day-first), its letters and digits casefolded; a boolean or a list as itself."""
+    if type(value) in (str, int, float, bool):
+        return _cached_loose_keys(type(value), value)
+    return _loose_keys(value)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cached_loose_keys(_type: type, value: Any) -> frozenset[Key]:
+    return _loose_keys(value)
+
+
+def _loose_keys(value: Any) -> frozenset[Key]:
+    if value is None:
+        return frozenset()
+    if isinstance(value, bool):
+        return frozenset({("b", value)})
+    if isinstance(value, (int, float)):
+        return frozenset({("n", value)})
+    if isinstance(value, list):
+        return frozenset({("l", json.dumps(value, sort_keys=True))})
+    s = collapse_ws(str(value))
+    out: set[Key] = {("d", iso) for iso in _parse_date(s, either_order=True)}
+    number = _as_number(s, loose=True)
+    if number is not None:
+        out.add(("n", number))
+    text = _NOT_ALNUM.sub("", s.casefold())
+    if text:
+        out.add(("t", text))
+    return frozenset(out)

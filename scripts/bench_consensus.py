@@ -57,18 +57,19 @@ def tree_rss_kb(root: int) -> int:
 
 
 def phases(ws: Path, root: Path) -> None:
-    from gtkit.consensus import build
+    from gtkit.consensus import report, run
     from gtkit.format import read_bundles
+    from gtkit.score import Truth
 
     gc.disable()  # as run_consensus does
     t0 = time.perf_counter()
-    c = build.compute(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml")
+    c = run.compute(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml")
     t1 = time.perf_counter()
-    build.write_consensus(c, root / "gt2", do_rescore=False)
+    run.write_consensus(c, root / "gt2", do_rescore=False)
     t2 = time.perf_counter()
-    gts = {b.doc_id: b.gt for b in read_bundles(root / "gt2", verify=False)}
+    truths = {b.doc_id: Truth.from_gt(b.gt, b.schema) for b in read_bundles(root / "gt2", verify=False)}
     t3 = time.perf_counter()
-    build.rescore(c, root / "gt2", gts)
+    report.rescore(c, truths)
     t4 = time.perf_counter()
     print(f"phases: read+align+vote+classify {t1 - t0:.2f} s, build+validate+write {t2 - t1:.2f} s, "
           f"re-score of 5 systems (gtkit.score) {t4 - t3:.2f} s")

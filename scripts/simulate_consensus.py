@@ -21,8 +21,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gtkit.consensus.build import run_consensus
-from gtkit.consensus.simulate import Rates, evaluate, simulate
+from gtkit.consensus.run import run_consensus
+from gtkit.consensus.measure import evaluate
+from gtkit.consensus.simulate import Rates, simulate
 
 
 def main() -> None:

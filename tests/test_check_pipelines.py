@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gtkit.consensus.build import run_consensus
+from gtkit.consensus.run import run_consensus
 from gtkit.consensus.simulate import simulate
 from gtkit.degrade import degrade
 from gtkit.synth.pipeline import synth

@@ -11,19 +11,11 @@ import pymupdf
 import pytest
 
 from gtkit.cli import main
-from gtkit.consensus.engine import (
-    ALL_NULL,
-    MAJORITY,
-    MODEL_FAILURE,
-    SCHEMA_AMBIGUITY,
-    SPLIT,
-    UNANIMOUS,
-    UNRESOLVABLE,
-    Pool,
-    classify_document,
-    settle,
-    walk_document,
-)
+from gtkit.consensus.causes import classify_document
+from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
+from gtkit.consensus.tiers import settle
+from gtkit.consensus.votes import Pool
+from gtkit.consensus.walk import walk_document
 from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
 from gtkit.schema import compile_schema
@@ -420,8 +412,9 @@ def test_audit_queues_cells_many_systems_miss(tmp_path, capsys):
 
 
 def test_simulated_ensemble_promotes_only_correct_cells(tmp_path):
-    from gtkit.consensus.build import run_consensus
-    from gtkit.consensus.simulate import simulate, evaluate
+    from gtkit.consensus.run import run_consensus
+    from gtkit.consensus.measure import evaluate
+    from gtkit.consensus.simulate import simulate
 
     truth = simulate(tmp_path / "ws", seed=11, n_docs=3, n_rows=25)
     ws = tmp_path / "ws"
@@ -482,7 +475,7 @@ def test_alignment_without_identity_and_a_family_wide_misread_key():
 
 
 def test_schema_problems_of_expected_are_counted_once_per_kind():
-    from gtkit.consensus.build import schema_problems
+    from gtkit.consensus.expected_check import schema_problems
 
     schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
         "a": {"type": "string"}, "b": {"type": "string", "pattern": "^x"}}}}}}

@@ -23,7 +23,7 @@ def consensus(
     no_rescore: bool = typer.Option(False, "--no-rescore", help="Skip re-scoring the systems against the candidate truth."),
 ) -> None:
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
-    from gtkit.consensus.build import run_consensus
+    from gtkit.consensus.run import run_consensus
 
     with progress_bar("consensus") as progress:
         rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family,

@@ -16,16 +16,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.build import jsonl
-from gtkit.consensus.engine import NULL, Pool, walk_document
-from gtkit.consensus.inputs import CITATIONS_SUFFIX, load_systems, read_run
+from gtkit.consensus.cells import ExtraRecord
+from gtkit.consensus.inputs import CITATIONS_SUFFIX, Systems, load_systems, read_run
+from gtkit.consensus.layout import jsonl
+from gtkit.consensus.votes import NULL, Pool
+from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundles
 from gtkit.fileio import check_output, read_jsonl, write_bytes_atomic
+from gtkit.format import Bundle, read_bundles
 from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
 
 TRUTH = "\x00truth"
+EPS = 1e-9
 
 
 def is_review_queue(path: Path) -> bool:
@@ -40,6 +43,7 @@ def is_review_queue(path: Path) -> bool:
 
 def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_miss: float = 0.5,
           force: bool = False) -> tuple[int, int]:
+    """Write the review queue of a dataset's suspect cells and rows; returns (cells audited, items queued)."""
     check_output(Path(out), force=force, inputs=[gt, runs, systems], replaceable=is_review_queue)
     if not 0 < min_miss <= 1:
         raise GtkitError(f"--min-miss must be in (0, 1], got {min_miss}")
@@ -55,74 +59,108 @@ def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_m
             if s not in sysinfo.systems:
                 raise GtkitError(f"system {s!r} has runs but is missing from systems.toml", systems)
     family = {s: (sysinfo.family(s) if sysinfo else s) for s in names}
-    bundles = read_bundles(gt)
     queue: list[dict[str, Any]] = []
     n_cells = 0
-    for b in bundles:
+    for b in read_bundles(gt):
         if sysinfo is not None:
-            bad = [s for s in names if (runs / s / f"{b.doc_id}.json").is_file()
-                   and not (sysinfo.systems[s].schema_sha256 and b.gt.schema_.sha256.startswith(sysinfo.systems[s].schema_sha256))]
-            if bad:
-                raise GtkitError(f"runs not produced for the schema of {b.doc_id} (sha256 {b.gt.schema_.sha256}): "
-                                 f"{', '.join(bad)}", systems)
+            _check_schema_hash(b, runs, names, sysinfo)
         outputs: dict[str, Any] = {TRUTH: b.gt.expected}
         for s in names:
             p = runs / s / f"{b.doc_id}.json"
             if p.is_file() and not p.name.endswith(CITATIONS_SUFFIX):
                 outputs[s] = read_run(p)
-        present = [s for s in names if s in outputs]
-        if not present:
-            continue
-        pool = Pool(systems=[TRUTH, *present], family={TRUTH: TRUTH, **family})
-        result = walk_document(b.doc_id, compile_schema(b.schema), outputs, pool)
-        fams = Counter(family[s] for s in present)
-        weight = {s: 1.0 / fams[family[s]] for s in present}
-        n_fam = len(fams)
-        entries = {f.path: f for f in b.gt.fields}
-        missing_rows: dict[str, dict[str, Any]] = {}
-        for cell in result.cells:
-            tptr = cell.own(TRUTH)
-            comp = cell.node.comparator
-            if tptr is None:  # a row the truth lacks
-                hits = [s for s in present if cell.keys[s] != NULL]
-                if hits:
-                    row = cell.pointer.rsplit("/", 1)[0]
-                    r = missing_rows.setdefault(row, {"systems": set()})
-                    r["systems"].update(hits)
-                continue
-            n_cells += 1
-            entry = entries.get(tptr)
-            accepted = {comparator_key(r.value, comp) for r in entry.readings} if entry else {cell.keys[TRUTH]}
-            missed = [s for s in present if cell.keys[s] not in accepted]
-            share = sum(weight[s] for s in missed) / n_fam
-            if missed and share >= min_miss - 1e-9:
-                queue.append({
-                    "id": f"{b.doc_id}#{tptr}", "kind": "cell", "doc": b.doc_id, "path": tptr, "field": cell.field,
-                    "truth": cell.raws[TRUTH], "trust": entry.trust if entry else None,
-                    "miss_share": round(share, 4),
-                    "votes": [{"system": s, "family": family[s], "value": cell.raws[s], "missed": s in missed}
-                              for s in present],
-                })
-        for x in result.extras:  # rows only a minority has: a truth row most systems miss, or a stray row
-            fams_present = {family[s] for s in x.members if s != TRUTH}
-            if TRUTH in x.members:
-                share = (n_fam - sum(weight[s] for s in x.members if s != TRUTH)) / n_fam
-                if share >= min_miss - 1e-9:
-                    tptr = x.members[TRUTH][1]
-                    queue.append({"id": f"{b.doc_id}#{tptr}", "kind": "missed_record", "doc": b.doc_id,
-                                  "path": tptr, "truth": x.members[TRUTH][0], "miss_share": round(share, 4),
-                                  "systems_with_it": sorted(s for s in x.members if s != TRUTH)})
-            elif fams_present:
-                share = sum(weight[s] for s in x.members) / n_fam
-                if share >= min_miss - 1e-9:
-                    queue.append({"id": f"{b.doc_id}#{x.pointer}", "kind": "missing_record", "doc": b.doc_id,
-                                  "path": x.pointer.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
-                                  "systems": sorted(x.members)})
-        for row, r in missing_rows.items():
-            share = sum(weight[s] for s in r["systems"]) / n_fam
-            if share >= min_miss - 1e-9:
-                queue.append({"id": f"{b.doc_id}#{row}", "kind": "missing_record", "doc": b.doc_id,
-                              "path": row.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
-                              "systems": sorted(r["systems"])})
+        if len(outputs) > 1:
+            n, items = _audit_document(b, outputs, family, min_miss)
+            n_cells += n
+            queue += items
     write_bytes_atomic(Path(out), jsonl(queue), force=force)
     return n_cells, len(queue)
+
+
+def _check_schema_hash(b: Bundle, runs: Path, names: list[str], sysinfo: Systems) -> None:
+    """Refuse systems with a run for the document whose declared schema hash is not the bundle's."""
+    bad = [s for s in names if (runs / s / f"{b.doc_id}.json").is_file()
+           and not (sysinfo.systems[s].schema_sha256 and b.gt.schema_.sha256.startswith(sysinfo.systems[s].schema_sha256))]
+    if bad:
+        raise GtkitError(f"runs not produced for the schema of {b.doc_id} (sha256 {b.gt.schema_.sha256}): "
+                         f"{', '.join(bad)}", sysinfo.path)
+
+
+class _Shares:
+    """The share of the families' weight a set of systems holds (each family weighs 1, shared by its systems)."""
+
+    def __init__(self, present: list[str], family: dict[str, str]):
+        fams = Counter(family[s] for s in present)
+        self.weight = {s: 1.0 / fams[family[s]] for s in present}
+        self.n_families = len(fams)
+
+    def of(self, systems: Any) -> float:
+        return sum(self.weight[s] for s in systems) / self.n_families
+
+    def of_the_rest(self, systems: Any) -> float:
+        """The share the systems not in `systems` hold."""
+        return (self.n_families - sum(self.weight[s] for s in systems)) / self.n_families
+
+
+def _audit_document(b: Bundle, outputs: dict[str, Any], family: dict[str, str],
+                    min_miss: float) -> tuple[int, list[dict[str, Any]]]:
+    """(truth cells audited, queue items) of one document: the truth walked as one more voter."""
+    present = [s for s in outputs if s != TRUTH]
+    pool = Pool(systems=[TRUTH, *present], family={TRUTH: TRUTH, **family})
+    result = walk_document(b.doc_id, compile_schema(b.schema), outputs, pool)
+    shares = _Shares(present, family)
+    entries = {f.path: f for f in b.gt.fields}
+    queue: list[dict[str, Any]] = []
+    missing_rows: dict[str, set[str]] = {}
+    n_cells = 0
+    for cell in result.cells:
+        tptr = cell.own(TRUTH)
+        if tptr is None:  # a row the truth lacks
+            hits = [s for s in present if cell.keys[s] != NULL]
+            if hits:
+                missing_rows.setdefault(cell.pointer.rsplit("/", 1)[0], set()).update(hits)
+            continue
+        n_cells += 1
+        entry = entries.get(tptr)
+        accepted = ({comparator_key(r.value, cell.node.comparator) for r in entry.readings} if entry
+                    else {cell.keys[TRUTH]})
+        missed = [s for s in present if cell.keys[s] not in accepted]
+        share = shares.of(missed)
+        if missed and share >= min_miss - EPS:
+            queue.append({
+                "id": f"{b.doc_id}#{tptr}", "kind": "cell", "doc": b.doc_id, "path": tptr, "field": cell.field,
+                "truth": cell.raws[TRUTH], "trust": entry.trust if entry else None,
+                "miss_share": round(share, 4),
+                "votes": [{"system": s, "family": family[s], "value": cell.votes[s][0], "missed": s in missed}
+                          for s in present],
+            })
+    queue += _record_items(b.doc_id, result.extras, missing_rows, shares, min_miss)
+    return n_cells, queue
+
+
+def _record_items(doc_id: str, extras: list[ExtraRecord], missing_rows: dict[str, set[str]], shares: _Shares,
+                  min_miss: float) -> list[dict[str, Any]]:
+    """Rows only a minority has: a truth row most systems miss, a row the truth lacks that many report."""
+    out: list[dict[str, Any]] = []
+    for x in extras:
+        others = [s for s in x.members if s != TRUTH]
+        if TRUTH in x.members:
+            share = shares.of_the_rest(others)
+            if share >= min_miss - EPS:
+                tptr = x.members[TRUTH][1]
+                out.append({"id": f"{doc_id}#{tptr}", "kind": "missed_record", "doc": doc_id,
+                            "path": tptr, "truth": x.members[TRUTH][0], "miss_share": round(share, 4),
+                            "systems_with_it": sorted(others)})
+        elif others:
+            share = shares.of(x.members)
+            if share >= min_miss - EPS:
+                out.append({"id": f"{doc_id}#{x.pointer}", "kind": "missing_record", "doc": doc_id,
+                            "path": x.pointer.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
+                            "systems": sorted(x.members)})
+    for row, systems in missing_rows.items():
+        share = shares.of(systems)
+        if share >= min_miss - EPS:
+            out.append({"id": f"{doc_id}#{row}", "kind": "missing_record", "doc": doc_id,
+                        "path": row.rsplit("/", 1)[0] + "/-", "miss_share": round(share, 4),
+                        "systems": sorted(systems)})
+    return out

@@ -19,7 +19,8 @@ citations, and the hash of the schema its runs were produced for::
     cites = true
     schema_sha256 = "9f2c…"        # overrides the default
 
-Top-level tables are read as systems too when there is no `[systems]` table. The
+Top-level tables are read as systems too when there is no `[systems]` table. Unknown
+keys and values of the wrong type are refused (`SystemsFile`), one line naming the key. The
 hash is `canonical_sha256` of the schema JSON (sorted keys, no whitespace), the
 same hash gt.json records; a prefix of at least 12 hex digits is accepted. A
 system whose declared hash is missing or differs is refused, by name: its votes
@@ -31,20 +32,65 @@ the message says the schema was revised without a version bump.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import pymupdf
+from pydantic import BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic_core import PydanticCustomError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json, read_toml
+from gtkit.typed import Strict, parse
 
 DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 CITATIONS_SUFFIX = ".citations.json"
 
+# --- systems.toml -------------------------------------------------------------------------------
+
+SchemaHash = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{12,64}$", description="hex digits, 12 to 64")]
+Version = StrictStr | StrictInt | StrictFloat
+
+
+class SystemEntry(Strict):
+    """One system's table: `[systems.NAME]`."""
+
+    family: Annotated[StrictStr, Field(min_length=1)]
+    cites: StrictBool = False
+    schema_sha256: SchemaHash | None = None     # default: the file's
+    schema_version: Version | None = None       # default: the file's
+
+
+class _Defaults(Strict):
+    schema_sha256: SchemaHash | None = None     # every system's, unless its table says otherwise
+    schema_version: Version | None = None
+    citing: StrictStr | None = None             # the one system whose boxes are used
+
+
+class SystemsFile(_Defaults):
+    """systems.toml with a `[systems]` table."""
+
+    systems: dict[str, SystemEntry]
+
+
+def _a_table(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise PydanticCustomError("unknown_key", "unknown key (a system is a table, [NAME])")
+    return value
+
+
+class TopLevelSystemsFile(_Defaults):
+    """systems.toml without a `[systems]` table: every other top-level key is a system's table."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Annotated[SystemEntry, BeforeValidator(_a_table)]]
+
 
 @dataclass(frozen=True)
 class System:
+    """A system with the file's defaults applied."""
+
     name: str
     family: str
     cites: bool = False
@@ -63,34 +109,31 @@ class Systems:
 
 
 def load_systems(path: Path) -> Systems:
+    """systems.toml, parsed by `SystemsFile` (or `TopLevelSystemsFile`), defaults applied."""
     path = Path(path)
     data = read_toml(path)
-    default_hash = data.get("schema_sha256")
-    tables = data.get("systems")
-    if not isinstance(tables, dict):
-        tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    parsed = parse(SystemsFile if "systems" in data else TopLevelSystemsFile, data, path)
+    tables = parsed.systems if isinstance(parsed, SystemsFile) else dict(parsed.model_extra or {})
     if not tables:
         raise GtkitError("no systems: add a [systems.NAME] table per system (family, cites, schema_sha256)", path)
-    systems: dict[str, System] = {}
-    for name, spec in tables.items():
-        if not isinstance(spec, dict):
-            raise GtkitError(f"system {name!r} must be a table", path)
-        family = spec.get("family")
-        if not isinstance(family, str) or not family:
-            raise GtkitError(f"system {name!r} has no family (e.g. family = \"openai\")", path)
-        cites = spec.get("cites", False)
-        if not isinstance(cites, bool):
-            raise GtkitError(f"system {name!r}: cites must be true or false", path)
-        h = spec.get("schema_sha256", default_hash)
-        if h is not None and not (isinstance(h, str) and re.fullmatch(r"[0-9a-f]{12,64}", h)):
-            raise GtkitError(f"system {name!r}: schema_sha256 must be hex digits (12 to 64), got {h!r}", path)
-        v = spec.get("schema_version", data.get("schema_version"))
-        systems[name] = System(name=name, family=family, cites=cites, schema_sha256=h,
-                               schema_version=None if v is None else str(v))
-    citing = data.get("citing")
-    if citing is not None and (not isinstance(citing, str) or citing not in systems):
-        raise GtkitError(f"citing = {citing!r} names no system of this file", path)
-    return Systems(systems=dict(sorted(systems.items())), citing=citing, path=path)
+    systems = {}
+    for name, entry in sorted(tables.items()):
+        version = entry.schema_version if entry.schema_version is not None else parsed.schema_version
+        systems[name] = System(name=name, family=entry.family, cites=entry.cites,
+                               schema_sha256=entry.schema_sha256 or parsed.schema_sha256,
+                               schema_version=None if version is None else str(version))
+    if parsed.citing is not None and parsed.citing not in systems:
+        raise GtkitError(f"citing = {parsed.citing!r} names no system of this file", path)
+    return Systems(systems=systems, citing=parsed.citing, path=path)
+
+
+def schema_version(schema: dict[str, Any]) -> str | None:
+    """The schema's `version` (or `x-version`), as text."""
+    for k in ("version", "x-version"):
+        v = schema.get(k)
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            return str(v)
+    return None
 
 
 def check_schema_hash(systems: Systems, used: list[str], schema_hash: str, version: str | None = None) -> None:
@@ -200,3 +243,29 @@ def read_citations(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
             good.append({"page": page, "box": box})
         out[pointer] = good
     return out, dropped
+
+
+@dataclass
+class DocInfo:
+    """A document's page count and page sizes (points); its text once a cause needs it."""
+
+    pages: int
+    sizes: list[tuple[float, float]]
+    text: str | None = None
+
+
+def pdf_info(path: Path) -> DocInfo:
+    try:
+        with pymupdf.open(path) as doc:
+            sizes = [(round(p.rect.width, 3), round(p.rect.height, 3)) for p in doc]
+    except Exception as e:  # noqa: BLE001 - any unreadable PDF is one line
+        raise GtkitError(f"cannot open PDF: {e}", path) from None
+    if not sizes:
+        raise GtkitError("PDF has no pages", path)
+    return DocInfo(pages=len(sizes), sizes=sizes)
+
+
+def pdf_text(path: Path) -> str:
+    """The document's text, whitespace collapsed and casefolded."""
+    with pymupdf.open(path) as doc:
+        return " ".join(" ".join(p.get_text().split()) for p in doc).casefold()

@@ -14,15 +14,12 @@ make seeded mistakes:
   `issue_date` printed `03/04/2021` (day/month), `customer` with or without its
   address (scope), `po_number` spelled three ways (format).
 
-`evaluate(truth, out)` measures what the issue asks: the share of promoted cells
-that are correct, the share of wrong system values that end up queued or outvoted,
-and the share of ambiguity fields classified schema ambiguity.
+`measure.evaluate(truth, out)` measures a consensus output against that truth.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,171 +200,136 @@ def simulate(folder: Path, *, seed: int = 7, n_docs: int = 4, n_rows: int = 30, 
     rates = rates or Rates()
     folder = Path(folder)
     (folder / "docs").mkdir(parents=True, exist_ok=True)
-    schema_hash = canonical_sha256(SCHEMA)
     (folder / "schema.json").write_bytes(dumps_json(SCHEMA, indent=2))
-    toml = [f'schema_sha256 = "{schema_hash}"', f'citing = "{CITING}"', ""]
+    toml = [f'schema_sha256 = "{canonical_sha256(SCHEMA)}"', f'citing = "{CITING}"', ""]
     for s, fam in SYSTEMS.items():
         toml += [f'[systems.{s}]', f'family = "{fam}"', f'cites = {"true" if s == CITING else "false"}', ""]
     (folder / "systems.toml").write_text("\n".join(toml), encoding="utf-8")
     truth = Truth(docs={})
-    fams = sorted(set(SYSTEMS.values()))
     for k in range(n_docs):
         doc_id = f"sim-{seed}-{k:03d}"
-        rng = generator(seed, doc_id, "truth")
-        doc = _truth_doc(rng, n_rows, k)
+        doc = _truth_doc(generator(seed, doc_id, "truth"), n_rows, k)
         truth.docs[doc_id] = doc
-        if render:
-            where = _render(doc, folder / "docs" / f"{doc_id}.pdf")
-        else:
-            where = {}
-            pdf = pymupdf.open()
-            pdf.new_page(width=612, height=792).insert_text((40, 60), doc_id, fontsize=10, fontname="helv")
-            (folder / "docs" / f"{doc_id}.pdf").write_bytes(pdf.tobytes(deflate=True, no_new_id=True))
-        # correlated family errors: one wrong value per (family, cell)
-        frng = generator(seed, doc_id, "family")
-        fam_wrong: dict[tuple[str, str, str], Any] = {}
-        for fam_i, fam in enumerate(fams):
-            for name in TOP_FIELDS:
-                if f"/{name}" not in AMBIGUOUS and frng.random() < rates.family:
-                    fam_wrong[(fam, "", name)] = _wrong(frng, doc[name], fam_i)
-            for row in doc["lines"]:
-                for name in ROW_FIELDS[1:]:
-                    if frng.random() < rates.family:
-                        fam_wrong[(fam, row["line_id"], name)] = _wrong(frng, row[name], fam_i)
+        where = _write_pdf(doc_id, doc, folder / "docs" / f"{doc_id}.pdf", render)
+        fam_wrong = _family_errors(generator(seed, doc_id, "family"), doc, rates)
         misread_sys = sorted(SYSTEMS)[k % len(SYSTEMS)]
         mrng = generator(seed, doc_id, "misread")
         misread_rows = {int(i) for i in mrng.choice(n_rows, size=min(rates.misread_keys, n_rows), replace=False)}
         for s_i, (s, fam) in enumerate(SYSTEMS.items()):
-            rng = generator(seed, doc_id, s)
-
-            def vote(line_id: str, name: str, value: Any, ambiguous: bool = False) -> Any:
-                if ambiguous:
-                    out = _ambiguous(fam, name, value, doc)
-                elif (fam, line_id, name) in fam_wrong:
-                    out = fam_wrong[(fam, line_id, name)]
-                elif rng.random() < rates.random:
-                    out = _wrong(rng, value, 3 + s_i)
-                elif rng.random() < rates.null:
-                    out = None
-                else:
-                    out = value
-                if not ambiguous and comparator_key(out) != comparator_key(value):
-                    truth.wrong_votes.append((s, doc_id, line_id, name))
-                if out is not None and rates.wrong_type and rng.random() < rates.wrong_type and isinstance(out, (int, float)) \
-                        and not isinstance(out, bool):
-                    out = str(out)
-                return out
-
-            out: dict[str, Any] = {}
-            for name in TOP_FIELDS:
-                v = vote("", name, doc[name], f"/{name}" in AMBIGUOUS)
-                if v is not None or rng.random() < 0.5:  # an omitted key is a null vote too
-                    out[name] = v
-            rows, row_src = [], []
-            for i, row in enumerate(doc["lines"]):
-                if rng.random() < rates.drop_row:
-                    for name in ROW_FIELDS:
-                        if row[name] is not None:
-                            truth.wrong_votes.append((s, doc_id, row["line_id"], name))
-                    continue
-                r = {"line_id": row["line_id"]}
-                if s == misread_sys and i in misread_rows:
-                    r["line_id"] = _misread(row["line_id"])
-                    truth.wrong_votes.append((s, doc_id, row["line_id"], "line_id"))
-                for name in ROW_FIELDS[1:]:
-                    r[name] = vote(row["line_id"], name, row[name])
-                rows.append(r)
-                row_src.append(row["line_id"])
-                if rng.random() < rates.dup_row:
-                    rows.append(dict(r))
-                    row_src.append(row["line_id"])
-                    truth.dup_rows.append((s, doc_id, row["line_id"]))
-            perm = rng.permutation(len(rows))
-            out["lines"] = [rows[int(j)] for j in perm]
+            run = _SystemRun(s, s_i, fam, generator(seed, doc_id, s), doc_id, doc, rates, fam_wrong, truth)
+            out, row_src = run.output(misread_rows if s == misread_sys else set())
             sdir = folder / "runs" / s
             sdir.mkdir(parents=True, exist_ok=True)
             (sdir / f"{doc_id}.json").write_bytes(dumps_json(out, indent=None))
             if s == CITING:
-                cites: dict[str, list[dict[str, Any]]] = {}
-                src = [row_src[int(j)] for j in perm]
-                index = {r["line_id"]: i for i, r in enumerate(doc["lines"])}
-                for name in TOP_FIELDS:
-                    if name in out and out[name] is not None and f"/{name}" in where:
-                        page, box = where[f"/{name}"]
-                        cites[f"/{name}"] = [{"page": page, "box": box}]
-                for j, lid in enumerate(src):
-                    for name in ROW_FIELDS:
-                        p = f"/lines/{index[lid]}/{name}"
-                        if p in where or not render:
-                            page, box = where.get(p, (1, [0.1, 0.1, 0.2, 0.12]))
-                            if rng.random() < cite_error:
-                                page = 10_000  # an invalid citation: a person draws this box
-                            cites[f"/lines/{j}/{name}"] = [{"page": page, "box": box}]
+                cites = _citations(run.rng, out, row_src, doc, where, render, cite_error)
                 (sdir / f"{doc_id}.citations.json").write_bytes(dumps_json(cites, indent=None))
     return truth
 
 
-# --- measuring a consensus output against the truth ---------------------------------------
+def _write_pdf(doc_id: str, doc: dict[str, Any], path: Path, render: bool) -> dict[str, tuple[int, list[float]]]:
+    """The document's PDF (every leaf printed, or with `render` off one line of text); each pointer's (page, box)."""
+    if render:
+        return _render(doc, path)
+    pdf = pymupdf.open()
+    pdf.new_page(width=612, height=792).insert_text((40, 60), doc_id, fontsize=10, fontname="helv")
+    path.write_bytes(pdf.tobytes(deflate=True, no_new_id=True))
+    return {}
 
 
-def evaluate(truth: Truth, out: Path) -> dict[str, Any]:
-    from gtkit.format import read_bundles
+def _family_errors(frng: np.random.Generator, doc: dict[str, Any], rates: Rates) -> dict[tuple[str, str, str], Any]:
+    """Correlated family errors: one wrong value per (family, line_id or "", field)."""
+    fam_wrong: dict[tuple[str, str, str], Any] = {}
+    for fam_i, fam in enumerate(sorted(set(SYSTEMS.values()))):
+        for name in TOP_FIELDS:
+            if f"/{name}" not in AMBIGUOUS and frng.random() < rates.family:
+                fam_wrong[(fam, "", name)] = _wrong(frng, doc[name], fam_i)
+        for row in doc["lines"]:
+            for name in ROW_FIELDS[1:]:
+                if frng.random() < rates.family:
+                    fam_wrong[(fam, row["line_id"], name)] = _wrong(frng, row[name], fam_i)
+    return fam_wrong
 
-    node = compile_schema(SCHEMA)
-    comps = {f"/{n}": node.props[n].comparator for n in TOP_FIELDS}
-    assert node.props["lines"].item is not None
-    comps.update({n: node.props["lines"].item.props[n].comparator for n in ROW_FIELDS})
-    promoted = correct = 0
-    cell_state: dict[tuple[str, str, str], str] = {}   # (doc, line_id, field) -> agreed-correct | agreed-wrong | pending
-    for b in read_bundles(Path(out), verify=False):
-        doc = truth.docs[b.doc_id]
-        by_id = {r["line_id"]: r for r in doc["lines"]}
-        rows = b.gt.expected.get("lines") or []
-        for f in b.gt.fields:
-            parts = f.path.split("/")
-            if len(parts) == 2:
-                name, lid, tv, comp = parts[1], "", doc.get(parts[1]), comps[f.path]
-            else:
-                i, name = int(parts[2]), parts[3]
-                lid = str(rows[i].get("line_id"))
-                tr = by_id.get(lid)
-                tv, comp = (tr[name] if tr else "<no such row>"), comps[name]
-            if f.trust == "pending":
-                cell_state[(b.doc_id, lid, name)] = "pending"
+
+@dataclass
+class _SystemRun:
+    """One system's output for one document, drawn from its own seeded generator (the draws' order is fixed)."""
+
+    system: str
+    index: int
+    family: str
+    rng: np.random.Generator
+    doc_id: str
+    doc: dict[str, Any]
+    rates: Rates
+    fam_wrong: dict[tuple[str, str, str], Any]
+    truth: Truth
+
+    def vote(self, line_id: str, name: str, value: Any, ambiguous: bool = False) -> Any:
+        rng, rates = self.rng, self.rates
+        if ambiguous:
+            out = _ambiguous(self.family, name, value, self.doc)
+        elif (self.family, line_id, name) in self.fam_wrong:
+            out = self.fam_wrong[(self.family, line_id, name)]
+        elif rng.random() < rates.random:
+            out = _wrong(rng, value, 3 + self.index)
+        elif rng.random() < rates.null:
+            out = None
+        else:
+            out = value
+        if not ambiguous and comparator_key(out) != comparator_key(value):
+            self.truth.wrong_votes.append((self.system, self.doc_id, line_id, name))
+        if out is not None and rates.wrong_type and rng.random() < rates.wrong_type and isinstance(out, (int, float)) \
+                and not isinstance(out, bool):
+            out = str(out)
+        return out
+
+    def output(self, misread_rows: set[int]) -> tuple[dict[str, Any], list[str]]:
+        """The run, its rows shuffled, and each shuffled row's truth line_id."""
+        out: dict[str, Any] = {}
+        for name in TOP_FIELDS:
+            v = self.vote("", name, self.doc[name], f"/{name}" in AMBIGUOUS)
+            if v is not None or self.rng.random() < 0.5:  # an omitted key is a null vote too
+                out[name] = v
+        rows, row_src = [], []
+        for i, row in enumerate(self.doc["lines"]):
+            if self.rng.random() < self.rates.drop_row:
+                for name in ROW_FIELDS:
+                    if row[name] is not None:
+                        self.truth.wrong_votes.append((self.system, self.doc_id, row["line_id"], name))
                 continue
-            promoted += 1
-            ok = comparator_key(f.readings[0].value, comp) == comparator_key(tv, comp)
-            correct += ok
-            cell_state[(b.doc_id, lid, name)] = "agreed-correct" if ok else "agreed-wrong"
-    queue = [json.loads(x) for x in (Path(out) / "queue.jsonl").read_text().splitlines() if x.strip()]
-    handled = 0
-    for s, doc, lid, name in truth.wrong_votes:
-        st = cell_state.get((doc, lid, name))
-        handled += st in ("pending", "agreed-correct")
-    extra_queued = 0
-    for s, doc, lid in truth.dup_rows:
-        extra_queued += any(q["kind"] == "extra_record" and q["doc"] == doc and any(
-            v["system"] == s and v["present"] and (v["row"] or {}).get("line_id") == lid for v in q["votes"])
-            for q in queue)
-    report = json.loads((Path(out) / "report.json").read_text())
-    fields = {f["field"]: f for f in report["fields"]}
-    amb_ok = sum(1 for a in truth.ambiguous if fields.get(a, {}).get("cause") == "schema_ambiguity")
-    n_wrong = len(truth.wrong_votes) + len(truth.dup_rows)
-    total_truth_cells = sum(len(TOP_FIELDS) + len(ROW_FIELDS) * len(d["lines"]) for d in truth.docs.values())
-    return {
-        "documents": len(truth.docs),
-        "truth_cells": total_truth_cells,
-        "promoted_cells": promoted,
-        "promoted_correct": correct,
-        "promoted_correct_share": correct / promoted if promoted else None,
-        "coverage": promoted / total_truth_cells,
-        "wrong_votes": n_wrong,
-        "wrong_votes_queued_or_outvoted": handled + extra_queued,
-        "wrong_votes_queued_or_outvoted_share": (handled + extra_queued) / n_wrong if n_wrong else None,
-        "ambiguity_fields": len(truth.ambiguous),
-        "ambiguity_fields_classified": amb_ok,
-        "ambiguity_share": amb_ok / len(truth.ambiguous),
-        "ambiguity_fixes": {a: fields.get(a, {}).get("fix") for a in truth.ambiguous},
-        "queued": report["totals"]["queued"],
-        "to_draw": report["totals"]["to_draw"],
-    }
+            r = {"line_id": row["line_id"]}
+            if i in misread_rows:
+                r["line_id"] = _misread(row["line_id"])
+                self.truth.wrong_votes.append((self.system, self.doc_id, row["line_id"], "line_id"))
+            for name in ROW_FIELDS[1:]:
+                r[name] = self.vote(row["line_id"], name, row[name])
+            rows.append(r)
+            row_src.append(row["line_id"])
+            if self.rng.random() < self.rates.dup_row:
+                rows.append(dict(r))
+                row_src.append(row["line_id"])
+                self.truth.dup_rows.append((self.system, self.doc_id, row["line_id"]))
+        perm = self.rng.permutation(len(rows))
+        out["lines"] = [rows[int(j)] for j in perm]
+        return out, [row_src[int(j)] for j in perm]
+
+
+def _citations(rng: np.random.Generator, out: dict[str, Any], row_src: list[str], doc: dict[str, Any],
+               where: dict[str, tuple[int, list[float]]], render: bool, cite_error: float) -> dict[str, list]:
+    """The citing system's citations: the truth's boxes, some pointing at a page that does not exist."""
+    cites: dict[str, list[dict[str, Any]]] = {}
+    index = {r["line_id"]: i for i, r in enumerate(doc["lines"])}
+    for name in TOP_FIELDS:
+        if name in out and out[name] is not None and f"/{name}" in where:
+            page, box = where[f"/{name}"]
+            cites[f"/{name}"] = [{"page": page, "box": box}]
+    for j, lid in enumerate(row_src):
+        for name in ROW_FIELDS:
+            p = f"/lines/{index[lid]}/{name}"
+            if p in where or not render:
+                page, box = where.get(p, (1, [0.1, 0.1, 0.2, 0.12]))
+                if rng.random() < cite_error:
+                    page = 10_000  # an invalid citation: a person draws this box
+                cites[f"/lines/{j}/{name}"] = [{"page": page, "box": box}]
+    return cites

@@ -1,0 +1,82 @@
+"""What consensus decides for one document: a `Cell` per leaf, `ExtraRecord`s, and their vocabulary.
+
+Tiers: `unanimous`, `all_null`, `majority` (the top value holds more than half the family weight),
+`split` (plurality only). Causes of a contested cell: `schema_ambiguity` (the schema lets systems
+read the field differently; fixed by an alias, a format requirement, a location hint or a
+do-not-confuse note), `model_failure` (one family against an otherwise agreeing pool) and
+`unresolvable`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gtkit.consensus.votes import NULL, Failure, Pool
+from gtkit.schema import Node
+
+UNANIMOUS, MAJORITY, SPLIT, ALL_NULL = "unanimous", "majority", "split", "all_null"
+TIERS = (UNANIMOUS, MAJORITY, SPLIT, ALL_NULL)
+SCHEMA_AMBIGUITY, MODEL_FAILURE, UNRESOLVABLE = "schema_ambiguity", "model_failure", "unresolvable"
+CAUSES = (SCHEMA_AMBIGUITY, MODEL_FAILURE, UNRESOLVABLE)
+ALIAS, FORMAT, LOCATION, DO_NOT_CONFUSE = "alias", "format requirement", "location hint", "do-not-confuse"
+
+
+class Cell:
+    """One leaf of the consensus: every system's vote and the decision."""
+
+    __slots__ = ("pointer", "field", "node", "keys", "votes", "forced", "tier", "top", "value",
+                 "weights", "null_over_value", "cause", "fix", "pending", "candidates")
+
+    def __init__(self, pointer: str, field_: str, node: Node, keys: dict[str, tuple],
+                 votes: dict[str, tuple[Any, str | None]], forced: bool):
+        self.pointer, self.field, self.node = pointer, field_, node
+        self.keys, self.votes, self.forced = keys, votes, forced
+        self.tier = ""
+        self.top: tuple = NULL
+        self.value: Any = None
+        self.weights: dict[tuple, float] = {}
+        self.null_over_value = False
+        self.cause: str | None = None
+        self.fix: str | None = None
+        self.pending = False
+        self.candidates: list[tuple[tuple, Any]] = []  # (key, representative raw), best first
+
+    @property
+    def raws(self) -> dict[str, Any]:
+        """Each system's raw vote."""
+        return {s: v for s, (v, _) in self.votes.items()}
+
+    def own(self, system: str) -> str | None:
+        """The system's own JSON Pointer for this cell (None where its row is absent)."""
+        vote = self.votes.get(system)
+        return vote[1] if vote else None
+
+    @property
+    def contested(self) -> bool:
+        return self.tier not in (UNANIMOUS, ALL_NULL)
+
+
+@dataclass
+class ExtraRecord:
+    """A row only a minority of the family weight has: a vote for an extra record, queued."""
+
+    pointer: str        # "<array pointer>/+k"
+    field: str
+    members: dict[str, tuple[Any, str]]   # system -> (row, its own pointer)
+    weight: float
+    cause: str = MODEL_FAILURE
+    fix: str | None = None
+
+
+@dataclass
+class DocResult:
+    """One document's consensus: the expected object, its cells, extra records and vote failures."""
+
+    doc_id: str
+    pool: Pool
+    expected: Any
+    cells: list[Cell]
+    extras: list[ExtraRecord] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    rows_fallback: int = 0   # rows aligned by their other fields (key missing or misread)

@@ -1,0 +1,143 @@
+"""decisions.jsonl: a person's decisions on a consensus dataset, one typed model per action.
+
+Every line names a cell by `id` (`<doc>#<JSON Pointer>`, as in queue.jsonl) or by `doc` and `path`,
+and carries `action`; the other keys depend on the action:
+
+    accept   system | candidate            take a system's vote or a candidate (default: the proposal)
+    edit     value (required)              set the value (or, for an extra record, the row)
+    null                                   clear the value
+    box      box | evidence | accept_box   redraw the evidence of a settled value, or confirm the proposed box
+    reject                                 drop an extra record
+
+`accept`, `edit` and `null` may carry `box` or `evidence` (one `{"page", "box"}` object or a list);
+every line may carry `who`, `when`, `note` and `trust`. Unknown keys and values of the wrong type
+are refused, one line naming the file, the line and the key (`gtkit.typed`), before any decision is
+applied.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic_core import PydanticCustomError
+
+from gtkit.fileio import read_jsonl
+from gtkit.typed import Strict, parse
+
+ACTIONS = ("accept", "edit", "null", "box", "reject")
+Trust = Literal["agreed", "adjudicated", "human", "pending"]   # the trust levels of a consensus dataset
+Unit = Annotated[float, Field(strict=True, ge=0.0, le=1.0)]
+
+
+class BoxRef(Strict):
+    """A page, and optionally a box on it normalized to the page (x0, y0, x1, y1, origin top-left)."""
+
+    page: Annotated[StrictInt, Field(ge=1)]
+    box: tuple[Unit, Unit, Unit, Unit] | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> BoxRef:
+        if self.box is not None and not (self.box[0] < self.box[2] and self.box[1] < self.box[3]):
+            raise PydanticCustomError("box_order", "box must have x0 < x1 and y0 < y1")
+        return self
+
+    def as_evidence(self) -> dict[str, Any]:
+        return {"page": self.page, **({"box": list(self.box)} if self.box is not None else {})}
+
+
+Boxes = BoxRef | list[BoxRef]
+
+
+class Decision(Strict):
+    """The keys every decision may carry."""
+
+    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    id: StrictStr | None = None
+    doc: StrictStr | None = None
+    path: StrictStr | None = None
+    who: Annotated[StrictStr, Field(min_length=1)] | None = None
+    when: StrictStr | None = None
+    note: StrictStr | None = None
+    trust: Trust | None = None
+
+    @model_validator(mode="after")
+    def _names_a_cell(self) -> Decision:
+        if not (self.id is not None and "#" in self.id) and (self.doc is None or self.path is None):
+            raise PydanticCustomError("cell", 'name the cell by "id" (<doc>#<path>) or by "doc" and "path"')
+        return self
+
+    @property
+    def cell_id(self) -> str:
+        return self.id if self.id is not None else f"{self.doc}#{self.path}"
+
+
+class WithEvidence(Decision):
+    """A decision that may give evidence: `box` or `evidence`."""
+
+    box: Boxes | None = None
+    evidence: Boxes | None = None
+
+    @model_validator(mode="after")
+    def _one_of_box_and_evidence(self) -> WithEvidence:
+        if self.box is not None and self.evidence is not None:
+            raise PydanticCustomError("box_twice", 'give "box" or "evidence", not both')
+        return self
+
+    def given_evidence(self) -> list[BoxRef] | None:
+        """The evidence the line gives (None when it gives none)."""
+        given = self.evidence if self.evidence is not None else self.box
+        return None if given is None else given if isinstance(given, list) else [given]
+
+
+class Accept(WithEvidence):
+    action: Literal["accept"]
+    system: StrictStr | None = None
+    candidate: Annotated[StrictInt, Field(ge=0)] | None = None
+
+
+class Edit(WithEvidence):
+    action: Literal["edit"]
+    value: Any
+
+
+class Null(WithEvidence):
+    action: Literal["null"]
+
+
+class Box(WithEvidence):
+    action: Literal["box"]
+    accept_box: StrictBool = False
+
+    @model_validator(mode="after")
+    def _a_box_or_accept_box(self) -> Box:
+        given = self.given_evidence() is not None
+        if not given and not self.accept_box:
+            raise PydanticCustomError("box_decision", 'a box decision needs "box" (or "evidence") or "accept_box": true')
+        if given and self.accept_box:
+            raise PydanticCustomError("box_decision", '"accept_box": true keeps the proposed box: give no other with it')
+        return self
+
+
+class Reject(Decision):
+    action: Literal["reject"]
+
+
+MODELS: dict[str, type[Decision]] = {"accept": Accept, "edit": Edit, "null": Null, "box": Box, "reject": Reject}
+
+
+class _Action(Strict):
+    """Only the action, so that a missing or unknown one is named before anything else."""
+
+    model_config = ConfigDict(extra="ignore")
+    action: Literal[ACTIONS]  # type: ignore[valid-type]
+
+
+def read_decisions(path: Path) -> list[tuple[int, Decision]]:
+    """(line number, decision) for every line of decisions.jsonl, each parsed by its action's model."""
+    out = []
+    for lineno, item in read_jsonl(path):
+        action = parse(_Action, item, path, line=lineno).action
+        out.append((lineno, parse(MODELS[action], item, path, line=lineno)))
+    return out
