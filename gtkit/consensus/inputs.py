@@ -203,6 +203,14 @@ def discover(docs_dir: Path, runs_dir: Path, systems: Systems) -> Inputs:
             runs.setdefault(doc_id, {})[sdir.name] = f
     if not used:
         raise GtkitError("no system folders (expected runs/<system>/<doc_id>.json)", runs_dir)
+    absent = [s for s in systems.systems if s not in used]
+    if absent:
+        raise GtkitError(f"system {absent[0]!r} is listed but has no runs folder ({runs_dir / absent[0]})"
+                         + (f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""), systems.path)
+    families = {systems.family(s) for s in used}
+    if len(families) < 2:
+        raise GtkitError(f"every system is of the family {families.pop()!r}: consensus needs independent systems "
+                         "from at least two model families", systems.path)
     if not docs:
         raise GtkitError("no PDFs (expected docs/<doc_id>.pdf)", docs_dir)
     for doc_id, p in docs.items():

@@ -1,0 +1,43 @@
+"""consensus refuses inputs that would make agreement meaningless: a listed system without runs, one family."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gtkit.cli import main
+from gtkit.consensus.simulate import simulate
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("ws")
+    simulate(root, seed=2, n_docs=1, n_rows=4)
+    return root
+
+
+def run(ws, systems, runs, capsys):  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exc:
+        main(["consensus", "--schema", str(ws / "schema.json"), "--docs", str(ws / "docs"), "--runs", str(runs),
+              "--systems", str(systems), "--out", str(ws / "out")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert not (ws / "out").exists()
+    return err
+
+
+def test_a_listed_system_without_runs_is_refused(ws, tmp_path, capsys):  # type: ignore[no-untyped-def]
+    systems = tmp_path / "systems.toml"
+    systems.write_text((ws / "systems.toml").read_text() + '\n[systems.typo]\nfamily = "mistral"\ncites = false\n')
+    assert "system 'typo' is listed but has no runs folder" in run(ws, systems, ws / "runs", capsys)
+
+
+def test_systems_of_one_family_are_refused(ws, tmp_path, capsys):  # type: ignore[no-untyped-def]
+    runs = tmp_path / "runs"
+    for s in ("google-a", "google-b"):
+        shutil.copytree(ws / "runs" / s, runs / s)
+    head = (ws / "systems.toml").read_text().split("[systems.")[0].replace('citing = "openai-a"', "")
+    systems = tmp_path / "systems.toml"
+    systems.write_text(head + '[systems.google-a]\nfamily = "google"\n\n[systems.google-b]\nfamily = "google"\n')
+    assert "at least two model families" in run(ws, systems, runs, capsys)
