@@ -41,3 +41,32 @@ def test_systems_of_one_family_are_refused(ws, tmp_path, capsys):  # type: ignor
     systems = tmp_path / "systems.toml"
     systems.write_text(head + '[systems.google-a]\nfamily = "google"\n\n[systems.google-b]\nfamily = "google"\n')
     assert "at least two model families" in run(ws, systems, runs, capsys)
+
+
+STRICT = {"title": "t", "version": "1", "type": "object", "required": ["name", "total"],
+          "properties": {"name": {"type": "string"}, "total": {"type": "number", "x-comparator": "number"}}}
+
+
+@pytest.mark.parametrize("decision, needle", [
+    ({"id": "doc1#/name", "action": "null"}, "line 1: doc1#/name: the schema refuses the decided value"),
+    ({"id": "doc1#/name", "action": "edit", "value": None}, "line 1: doc1#/name: the schema refuses"),
+    ({"id": "doc1#/name", "action": "edit", "value": "  "}, "line 1: doc1#/name: an empty value is not a value"),
+    ({"id": "doc1#/total", "action": "edit", "value": "lots"}, "line 1: doc1#/total"),
+    ({"id": "doc1#/name", "action": "edit", "value": "Acme", "trust": "constructed"}, "line 1: /trust"),
+])
+def test_a_decision_the_schema_refuses_changes_nothing(tmp_path, capsys, decision, needle):  # type: ignore[no-untyped-def]
+    import json
+
+    from test_consensus import cli, consensus_args, workspace
+
+    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5}, "c": {"name": "Acme", "total": 6}}
+    ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, schema=STRICT)
+    code, out = cli(consensus_args(ws), capsys)
+    assert code == 0, out
+    before = (ws["out"] / "doc1" / "gt.json").read_bytes()
+    dec = tmp_path / "decisions.jsonl"
+    dec.write_text(json.dumps({**decision, "who": "ana"}) + "\n")
+    code, out = cli(["adjudicate", ws["out"], "--decisions", dec], capsys)
+    assert code == 2 and needle in out and len(out.strip().splitlines()) == 1, out
+    assert (ws["out"] / "doc1" / "gt.json").read_bytes() == before
+    assert cli(["check", ws["out"]], capsys)[0] == 0

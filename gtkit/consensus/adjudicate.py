@@ -36,7 +36,7 @@ from gtkit.consensus.votes import type_problem
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
 from gtkit.format import Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, read_bundle, read_index, write_dataset
-from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer
+from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer, validation_errors
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False) -> tuple[int, int]:
@@ -49,6 +49,7 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
     session = _Session(dataset, Path(decisions_path), who, stamp)
     for lineno, d in decisions:
         session.apply(lineno, d)
+    session.validate()
     fields = {doc_id: session.fields_in_order(doc_id) for doc_id, doc in session.docs.items() if doc.changed}
     return session.write(fields)
 
@@ -62,6 +63,7 @@ class _Document:
     fields: dict[str, dict[str, Any]]
     root: Node
     changed: bool = False
+    lines: dict[str, int] = field(default_factory=dict)  # decided pointer -> the decisions.jsonl line
 
     @classmethod
     def read(cls, folder: Path) -> _Document:
@@ -117,6 +119,7 @@ class _Session:
             self.cell(n, doc, cid, entry, q, d)
             after = copy.deepcopy(entry)
         doc.changed = True
+        doc.lines[path] = n
         self.settled.add(cid)
         self.audit.append({"seq": len(self.old_audit) + len(self.audit) + 1, "who": person,
                            "when": d.when if "when" in d.model_fields_set else self.stamp, "doc": doc_id,
@@ -147,6 +150,8 @@ class _Session:
             evidence = self.evidence(n, d, doc)
             self.boxed.add(cid)
         path = cid.split("#", 1)[1]
+        if isinstance(value, str) and not value.strip():
+            raise self.fail(n, f"{cid}: an empty value is not a value (use null where the page is blank)")
         node = node_at(doc.root, path)
         if node is not None and (problem := type_problem(value, node)):
             raise self.fail(n, f"{cid}: {problem}")
@@ -212,6 +217,19 @@ class _Session:
                 raise self.fail(n, f"{pointer}: {problem}")
             doc.fields[pointer] = field_entry(pointer, [{"value": value, "evidence": []}], list(leaf.leniencies), trust)
         return {"row": None}, {"row": clean, "path": prefix}
+
+    def validate(self) -> None:
+        """Every revised document's `expected` against its schema before anything is written: a decision that
+        leaves it invalid (a null where the schema forbids one, a value of the wrong type) is refused, naming
+        the decision's line."""
+        for doc_id, doc in self.docs.items():
+            if not doc.changed:
+                continue
+            for pointer, message in validation_errors(doc.bundle.schema, doc.expected):
+                related = [n for path, n in doc.lines.items()
+                           if path == pointer or pointer.startswith(path + "/") or path.startswith(pointer + "/")]
+                line = min(related) if related else min(doc.lines.values())
+                raise self.fail(line, f"{doc_id}#{pointer or '/'}: the schema refuses the decided value ({message})")
 
     def fields_in_order(self, doc_id: str) -> list[dict[str, Any]]:
         """A revised document's field entries in the order of its leaves."""
