@@ -71,6 +71,8 @@ class Node:
     identity: tuple[str, ...] = ()
     props: dict[str, Node] = field(default_factory=dict)
     item: Node | None = None  # the record node of a `records` array
+    whole: dict[str, Any] | None = None  # a leaf whose values are structures (oneOf objects, arrays of arrays):
+    # its schema made self-contained, to validate a value as a whole
 
     @property
     def description(self) -> str | None:
@@ -168,8 +170,21 @@ class _Compiler:
                 if unknown:
                     raise GtkitError(f"x-identity names unknown sub-fields: {', '.join(unknown)}")
                 return Node("records", s, item=item, identity=tuple(identity))
-            return Node("scalar_list", s, comparator=comparator, leniencies=tuple(leniencies))
-        return Node("scalar", s, comparator=comparator, leniencies=tuple(leniencies))
+            whole = self.whole(s) if _structured(item_schema) else None
+            return Node("scalar_list", s, comparator=comparator, leniencies=tuple(leniencies), whole=whole)
+        whole = self.whole(s) if _structured(s) else None
+        return Node("scalar", s, comparator=comparator, leniencies=tuple(leniencies), whole=whole)
+
+    def whole(self, s: dict[str, Any]) -> dict[str, Any]:
+        """`s` with the root's definitions (and dialect), so a value can be validated against it alone."""
+        shared = {k: self.root[k] for k in ("$schema", "$defs", "definitions") if k in self.root}
+        return {**shared, **s}
+
+
+def _structured(s: dict[str, Any]) -> bool:
+    """A leaf schema whose values may be objects or arrays: a combinator of several real options, or
+    array/object types (a list of lists, an object without declared properties inside a list)."""
+    return any(k in s for k in ("oneOf", "anyOf", "allOf")) or bool(_types(s) & {"array", "object"})
 
 
 def compile_schema(schema: dict[str, Any]) -> Node:

@@ -70,3 +70,29 @@ def test_a_decision_the_schema_refuses_changes_nothing(tmp_path, capsys, decisio
     assert code == 2 and needle in out and len(out.strip().splitlines()) == 1, out
     assert (ws["out"] / "doc1" / "gt.json").read_bytes() == before
     assert cli(["check", ws["out"]], capsys)[0] == 0
+
+
+STRUCTURED = {"title": "t", "version": "1", "type": "object", "properties": {
+    "pay": {"oneOf": [
+        {"type": "object", "properties": {"iban": {"type": "string"}}, "required": ["iban"], "additionalProperties": False},
+        {"type": "object", "properties": {"card": {"type": "string"}}, "required": ["card"], "additionalProperties": False}]},
+    "grid": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+    "name": {"type": "string"}}}
+
+
+def test_unanimous_structured_leaves_are_agreed_not_vote_failures(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    import json
+
+    from test_consensus import cli, consensus_args, workspace
+
+    out = {"pay": {"iban": "DE12"}, "grid": [[1, 2], [3, 4]], "name": "Acme"}
+    bad = {"pay": {"iban": "DE12", "card": "4111"}, "grid": [[1, "x"]], "name": "Acme"}
+    ws = workspace(tmp_path, {"a": out, "b": out, "c": out, "d": bad}, {"a": "A", "b": "B", "c": "C", "d": "D"},
+                   schema=STRUCTURED)
+    assert cli(consensus_args(ws), capsys)[0] == 0
+    assert cli(["check", ws["out"]], capsys)[0] == 0
+    gt = json.loads((ws["out"] / "doc1" / "gt.json").read_text())
+    assert gt["expected"] == out and all(f["trust"] == "agreed" for f in gt["fields"])
+    report = json.loads((ws["out"] / "report.json").read_text())
+    assert report["vote_failures"]["d"]["count"] == 2  # the invalid structures are failures, the valid ones are not
+    assert "a" not in report["vote_failures"] and report["rescore"]["a"]["value_f1"] == 1.0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gtkit.normalize import comparator_key
-from gtkit.schema import Node
+from gtkit.schema import Node, validation_errors
 
 NULL = ("null",)
 INVALID = ("invalid",)
@@ -80,9 +80,12 @@ def _scalar_problem(value: Any, schema: dict[str, Any]) -> str | None:
 
 
 def type_problem(value: Any, node: Node) -> str | None:
-    """Why `value` cannot be a vote for this leaf (None when it can; null always can)."""
+    """Why `value` cannot be a vote for this leaf (None when it can; null always can). A leaf whose values
+    are structures (`node.whole`) is validated as a whole by its schema."""
     if value is None:
         return None
+    if node.whole is not None:
+        return whole_problem(value, node.whole)
     if node.kind == "scalar_list":
         if not isinstance(value, list):
             return f"expected a list, got {type(value).__name__}"
@@ -93,6 +96,11 @@ def type_problem(value: Any, node: Node) -> str | None:
                 return "list item: " + problem
         return None
     return _scalar_problem(value, node.schema)
+
+
+def whole_problem(value: Any, schema: dict[str, Any]) -> str | None:
+    errors = validation_errors(schema, value)
+    return f"{errors[0][0] or 'value'}: {errors[0][1]}" if errors else None
 
 
 def surely_valid_types(node: Node) -> frozenset[type]:

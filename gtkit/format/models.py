@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 FORMAT_VERSION = "gtkit.gt/1"
 
@@ -18,7 +18,9 @@ Box = tuple[Unit, Unit, Unit, Unit]
 """(x0, y0, x1, y1) normalized to the page, origin top-left."""
 Point = tuple[float, float]
 Scalar = str | int | float | bool | None
-Value = Scalar | list[Scalar]
+Value = Scalar | list[Scalar] | JsonValue
+"""A leaf's value: a scalar, a list of scalars, or (for a leaf the schema makes structured, such as a `oneOf`
+of objects or a list of lists) any JSON value, compared as a whole."""
 
 Trust = Literal["constructed", "agreed", "adjudicated", "human", "pending"]
 Leniency = Literal[
