@@ -96,3 +96,18 @@ def test_unanimous_structured_leaves_are_agreed_not_vote_failures(tmp_path, caps
     report = json.loads((ws["out"] / "report.json").read_text())
     assert report["vote_failures"]["d"]["count"] == 2  # the invalid structures are failures, the valid ones are not
     assert "a" not in report["vote_failures"] and report["rescore"]["a"]["value_f1"] == 1.0
+
+
+def test_accepting_a_vote_again_after_an_earlier_adjudication_says_already_decided(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    import json
+
+    from test_consensus import cli, consensus_args, workspace
+
+    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5}, "c": {"name": "ACME", "total": 5}}
+    ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, schema=STRICT)
+    assert cli(consensus_args(ws), capsys)[0] == 0
+    dec = tmp_path / "decisions.jsonl"
+    dec.write_text(json.dumps({"id": "doc1#/name", "action": "accept", "system": "a", "who": "ana"}) + "\n")
+    assert cli(["adjudicate", ws["out"], "--decisions", dec], capsys)[0] == 0
+    code, out = cli(["adjudicate", ws["out"], "--decisions", dec], capsys)
+    assert code == 2 and "doc1#/name is already decided" in out, out

@@ -172,6 +172,9 @@ class _Session:
     def candidate(self, n: int, entry: dict[str, Any], q: dict[str, Any] | None, d: Accept) -> tuple[Any, list]:
         """The value (and its evidence) an accept takes: a system's vote, or a reading by index."""
         readings = entry["readings"]
+        if q is None and entry["trust"] in ("human", "adjudicated"):
+            raise self.fail(n, f"{d.cell_id} is already decided (by an earlier adjudication, see audit.jsonl); "
+                               "use edit, null or box to change it again")
         if d.system is not None:
             votes = {v["system"]: v for v in (q or {}).get("votes", [])}
             v = votes.get(d.system)
