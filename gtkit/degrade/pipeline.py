@@ -12,9 +12,7 @@ pure function of the parent page and its plan, so output bytes do not depend on 
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
-import multiprocessing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +41,7 @@ from gtkit.format import (
 )
 from gtkit.geometry import page_homography
 from gtkit.rng import generator
+from gtkit.workers import Pool, in_worker, pool_for
 
 DEFAULT_DPI = 200
 PERCEPTION_TAG = "P1"
@@ -125,6 +124,8 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
     """(kind, encoded image) for one page: rasterize, apply the plan, encode. Pure given its inputs."""
     from gtkit.degrade import ops
 
+    if in_worker():
+        _one_cv2_thread()
     pdf_path, page_index, dpi, plan, fmt, quality = task
     try:
         gray = rasterize(pdf_path, page_index, tuple(plan["size_px"]))
@@ -135,10 +136,16 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
     return ops.encode(apply_plan(gray, plan, dpi), fmt, quality)
 
 
-def _init_worker() -> None:
-    import cv2
+_CV2_THREADS: list[int] = []
 
-    cv2.setNumThreads(1)
+
+def _one_cv2_thread() -> None:
+    """In a worker process, OpenCV runs on one thread: the pool's processes share the cores."""
+    if not _CV2_THREADS:
+        import cv2
+
+        cv2.setNumThreads(1)
+        _CV2_THREADS.append(1)
 
 
 # --- jobs ----------------------------------------------------------------------------------------------------------
@@ -353,13 +360,7 @@ def _tasks(jobs: list[Job]) -> Iterator[tuple[str, int, int, dict[str, Any], str
             yield (str(job.pdf_path), i, job.dpi, plan, job.recipe.output.format, job.recipe.output.quality)
 
 
-def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
-    if workers <= 1:
-        yield from map(render_page, _tasks(jobs))
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
-        yield from pool.map(render_page, _tasks(jobs), chunksize=1)
+PRELOAD = ("gtkit.degrade.pipeline", "gtkit.degrade.stages")  # what the workers import once, in the fork server
 
 
 def degraded_envelope(job: Job, parent: Bundle) -> tuple[Envelope, list[dict[str, Any]]]:
@@ -386,17 +387,19 @@ def degraded_envelope(job: Job, parent: Bundle) -> tuple[Envelope, list[dict[str
 
 
 def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False, workers: int = 1,
-               progress: Progress | None = None) -> list[Path]:
-    """Render every page and write the bundle (or dataset) atomically into `out`."""
+               pool: Pool | None = None, progress: Progress | None = None) -> list[Path]:
+    """Render every page, in order, on the `pool` (or one of `workers` made for this call), and write the
+    bundle (or dataset) atomically into `out`. A worker reads its page from the parent's PDF file."""
     from gtkit.degrade.pdfwrite import ImagePdfWriter
 
     total = sum(len(j.plans) for j in jobs)
     done = 0
     folders: list[Path] = []
     with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(pool_for(pool, workers, preload=PRELOAD))
         if dataset:
             data = stack.enter_context(write_dataset(Path(out), force=force))
-        rendered = _rendered(jobs, workers)
+        rendered = pool.map(render_page, _tasks(jobs))
         stack.callback(rendered.close)
         for job in jobs:
             bundle = data.bundle(job.doc_id) if dataset else stack.enter_context(write_bundle_output(out, force=force))
@@ -427,6 +430,7 @@ def degrade(
     replay: Path | None = None,
     force: bool = False,
     workers: int = 1,
+    pool: Pool | None = None,
     progress: Progress | None = None,
 ) -> list[Path]:
     """Degrade a bundle (or every bundle of a dataset) into `out`; returns the written bundle folders."""
@@ -441,7 +445,7 @@ def degrade(
     ids = [j.doc_id for j in jobs]
     if len(set(ids)) != len(ids):
         raise GtkitError("two bundles would get the same degraded doc_id", source)
-    return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, progress=progress)
+    return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, pool=pool, progress=progress)
 
 
 __all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_envelope", "plan_page", "prepare",
