@@ -80,7 +80,7 @@ def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, 
     out = Path(out)
     with write_dataset(out, force=force) as dataset:
         stage = dataset.stage
-        made = synth(family, out=stage / "clean", seed=seed, records=records, progress=False)
+        made = synth(family, out=stage / "clean", seed=seed, records=records)
         degrade(stage / "clean", stage / recipe, recipe=recipe, seed=seed)
         bundles = [read_bundle(stage / "clean"), read_bundle(stage / recipe)]
         for b in bundles:
