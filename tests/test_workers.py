@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gtkit.cli import main
 from gtkit.errors import GtkitError
 from gtkit.workers import Pool, in_worker
 from helpers import pool_workers_alive
@@ -160,3 +162,38 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
 def test_workers_must_be_at_least_one():
     with pytest.raises(GtkitError, match="--workers must be at least 1, got 0"):
         Pool(0)
+
+
+def _run(argv, capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    return exc.value.code or 0, out, err
+
+
+def test_check_with_two_workers_reports_the_same_problems_in_the_same_order(tmp_path, capsys):
+    from gtkit.synth.pipeline import synth
+
+    ds = tmp_path / "ds"
+    synth("creditor_matrix", out=ds, seed=5, records=30, docs=4, workers=1)
+    names = sorted(p.name for p in ds.iterdir() if p.is_dir())
+    for name, change in ((names[0], "evidence"), (names[2], "expected"), (names[3], "pdf")):
+        gt_file = ds / name / "gt.json"
+        gt = json.loads(gt_file.read_text())
+        if change == "evidence":
+            gt["fields"][2]["readings"][0]["evidence"][0]["page"] = 9
+            gt["fields"][5]["trust"] = "guessed"
+        elif change == "expected":
+            gt["expected"]["case_number"] = 12
+        if change == "pdf":
+            (ds / name / "document.pdf").write_bytes(b"%PDF-1.7 not really")
+        else:
+            gt_file.write_text(json.dumps(gt))
+    code1, out1, _ = _run(["check", str(ds), "--workers", "1"], capsys)
+    code2, out2, _ = _run(["check", str(ds), "--workers", "2"], capsys)
+    assert code1 == code2 == 1
+    assert out1 == out2
+    files = [line.split("#")[0].split(": ")[0] for line in out1.splitlines()]
+    order = [next(i for i, n in enumerate(names) if f"/{n}/" in f) for f in files]
+    assert order == sorted(order) and set(order) == {0, 2, 3}  # dataset order, bundle 1 is clean
+    assert pool_workers_alive() == []

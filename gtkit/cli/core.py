@@ -13,12 +13,16 @@ from gtkit.workers import DEFAULT_WORKERS, Pool
 
 
 @app.command()
-def check(path: Path = typer.Argument(..., help="A bundle folder or a dataset folder.")) -> None:
+def check(
+    path: Path = typer.Argument(..., help="A bundle folder or a dataset folder."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes checking bundles in parallel (the "
+                                "problems are printed in dataset order whatever the number)."),
+) -> None:
     """Validate bundles: format, hashes, schema, one entry per leaf, pages and boxes in range."""
-    from gtkit.check import check_path
+    from gtkit.check import PRELOAD, check_path
 
-    with progress_bar("check") as progress:
-        checked, problems = check_path(path, progress)
+    with Pool(workers, preload=PRELOAD) as pool, progress_bar("check") as progress:
+        checked, problems = check_path(path, progress, pool=pool)
     for problem in problems:
         typer.echo(str(problem))
     if problems:
