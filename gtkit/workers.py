@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,6 +35,7 @@ from gtkit.errors import GtkitError
 
 if TYPE_CHECKING:
     import concurrent.futures as cf
+    import multiprocessing.context
 
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
 """What the commands that overlap work by default (synth, score) use: the machine's cores, at most two."""
@@ -46,10 +48,12 @@ def in_worker() -> bool:
     return _IN_WORKER
 
 
-def _init_worker() -> None:
+def _init_worker(one_shot: bool) -> None:
     global _IN_WORKER
     _IN_WORKER = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the caller, which then stops the workers
+    if one_shot:  # it exits after its one task, and what the task built goes with it
+        gc.disable()
 
 
 def _name(fn: Callable[..., Any]) -> str:
@@ -112,10 +116,11 @@ class Pool:
 
     Two kinds of work, two lifetimes of worker: `submit` hands one big task (a document's schema
     check, half its read-back, a gt.json's validation) to a worker that exits once it has answered,
-    so what the task built goes back to the system at once; `map` streams many small tasks (pages,
-    bundles) through workers that live until the pool closes. Both kinds come from the same fork
-    server. `preload` names modules the fork server imports once, before the first worker starts,
-    so that starting a worker costs a fork, not a round of imports."""
+    so what the task built goes back to the system at once (it runs without the cyclic garbage
+    collector, which would only cost time); `map` streams many small tasks (pages, bundles) through
+    workers that live until the pool closes. Both kinds come from the same fork server.
+    `preload` names modules the fork server imports once, before the first worker starts, so that
+    starting a worker costs a fork, not a round of imports; `warm()` starts the server early."""
 
     def __init__(self, workers: int = 1, *, preload: Sequence[str] = ()):
         if not isinstance(workers, int) or workers < 1:
@@ -129,22 +134,36 @@ class Pool:
     def inline(self) -> bool:
         return self.workers == 1
 
+    def _context(self) -> multiprocessing.context.BaseContext:
+        import multiprocessing
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if ctx.get_start_method() == "forkserver" and self._preload:
+            ctx.set_forkserver_preload(["__main__", *self._preload])  # no effect once the server runs
+        return ctx
+
     def _executor(self, one_shot: bool) -> cf.ProcessPoolExecutor:
         import concurrent.futures as cf
-        import multiprocessing
 
         if self._closed:
             raise RuntimeError("the worker pool is closed")
         executor = self._executors.get(one_shot)
         if executor is None:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            if ctx.get_start_method() == "forkserver" and self._preload:
-                ctx.set_forkserver_preload(["__main__", *self._preload])  # no effect once the server runs
             executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
-                max_tasks_per_child=1 if one_shot else None)
+                max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
+                initargs=(one_shot,), max_tasks_per_child=1 if one_shot else None)
         return executor
+
+    def warm(self) -> None:
+        """Start the fork server now, without waiting for it, when work for the workers is sure to come:
+        it imports `preload` meanwhile, which the first task would otherwise wait for."""
+        if self.inline or self._closed:
+            return
+        if self._context().get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Task:
         """Start `fn(*args)` in a worker of its own, or (inline) run it right now."""

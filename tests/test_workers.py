@@ -36,6 +36,12 @@ def die(_: int) -> None:
     os._exit(3)
 
 
+def pid_and_gc(_: object = None) -> tuple[int, bool]:
+    import gc
+
+    return os.getpid(), gc.isenabled()
+
+
 def slow(seconds: float) -> int:
     time.sleep(seconds)
     return os.getpid()
@@ -63,6 +69,19 @@ def test_workers_run_in_processes_with_the_same_results_in_order():
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
     assert all(worker for _, _, worker in got)
     assert pool_workers_alive() == []  # the normal end stops the workers too
+
+
+def test_submit_gets_a_worker_of_its_own_and_map_reuses_its_workers():
+    with Pool(2) as pool:
+        pool.warm()
+        first, second = pool.submit(pid_and_gc).result(), pool.submit(pid_and_gc).result()
+        assert first[0] != second[0]  # the first worker exited after its task
+        assert first[1] is False and second[1] is False  # a one-shot worker runs without the cyclic collector
+        mapped = list(pool.map(pid_and_gc, range(12)))
+        assert len({pid for pid, _ in mapped}) <= 2 and all(enabled for _, enabled in mapped)
+    with Pool(1) as pool:
+        pool.warm()  # nothing to start
+        assert pool.submit(pid_and_gc).result()[0] == os.getpid() and pool._executors == {}
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -439,13 +439,13 @@ def degrade(
         raise GtkitError("output already exists (use --force to overwrite)", out)
     if out.resolve() == source.resolve() or source.resolve() in out.resolve().parents:
         raise GtkitError("the output must not be the input or inside it", out)
-    if workers < 1:
-        raise GtkitError(f"--workers must be at least 1, got {workers}")
-    jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
-    ids = [j.doc_id for j in jobs]
-    if len(set(ids)) != len(ids):
-        raise GtkitError("two bundles would get the same degraded doc_id", source)
-    return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, pool=pool, progress=progress)
+    with pool_for(pool, workers, preload=PRELOAD) as pool:
+        pool.warm()  # the workers' server starts while the parents are read and the plans drawn
+        jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
+        ids = [j.doc_id for j in jobs]
+        if len(set(ids)) != len(ids):
+            raise GtkitError("two bundles would get the same degraded doc_id", source)
+        return write_jobs(jobs, out, dataset=dataset, force=force, pool=pool, progress=progress)
 
 
 __all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_envelope", "plan_page", "prepare",

@@ -36,6 +36,7 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
 
 
 PARALLEL_CHECK_MIN = 20_000  # field entries from which a pool's worker validates them beside the caller
+MIN_ENTRY_BYTES = 50  # no field entry takes fewer bytes of gt.json: a smaller file never needs the worker
 
 
 def check_field_entries(file: str, path: str) -> None:
@@ -68,12 +69,15 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False,
             return GroundTruth.model_validate_json(raw), None, None
         except ValidationError:
             return parse_ground_truth(read_json(path), path), None, None
+    parallel = pool is not None and not pool.inline
+    if parallel and Path(path).stat().st_size >= PARALLEL_CHECK_MIN * MIN_ENTRY_BYTES:
+        pool.warm()  # the workers' server starts while this process parses the file
     data = read_json(path)
     fields = data.get("fields") if isinstance(data, dict) else None
     if not isinstance(fields, list):
         return parse_ground_truth(data, path), None, None  # raises the precise error
     gt = parse_ground_truth({**data, "fields": []}, path)
-    if pool is not None and not pool.inline and len(fields) >= PARALLEL_CHECK_MIN:
+    if parallel and len(fields) >= PARALLEL_CHECK_MIN:
         return gt, fields, pool.submit(check_field_entries, str(Path(path).absolute()), str(path))
     return gt, fields, run_inline(validate_field_dicts, fields, path)
 

@@ -156,21 +156,22 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     envelope and field entries of the document's gt.json.
 
     A long document (`BACKGROUND_MIN_RECORDS`) with a `pool` of workers validates `expected` against the
-    schema in a worker while the layout and the rendering run here, and has a worker read back half the
-    pages. `steps` counts the layout, each page rendered, each page read back and the checks."""
+    schema in a worker while the rendering and the read-back run here, and has a worker read back half
+    the pages. `steps` counts the layout, each page rendered, each page read back and the checks."""
     steps = steps or Steps(None)
     n_records = len(expected.get(family.records_field) or [])
     background = pool if pool is not None and n_records >= BACKGROUND_MIN_RECORDS else None
-    # validating expected against the schema (jsonschema, ~0.1 ms a record)
+    steps.expect(1)
+    plan = plan_document(family, expected)
+    steps.expect(2 * len(plan.pages) + 1)
+    steps()
+    # validating expected against the schema (jsonschema, ~0.1 ms a record): in a worker while this
+    # process renders and reads back, or here
     if background is not None:
         schema_check = background.submit(_schema_errors, family.schema, expected)
     else:
         schema_check = run_inline(_schema_errors, family.schema, expected)
     try:
-        steps.expect(1)
-        plan = plan_document(family, expected)
-        steps.expect(2 * len(plan.pages) + 1)
-        steps()
         pdf = render_pdf(plan, title=doc_id, on_page=steps)
         bundle.write_pdf(pdf)
         del pdf
@@ -249,6 +250,8 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
     big = n >= BACKGROUND_MIN_RECORDS or (docs or 1) > 1
     steps = Steps(progress if big else None)
     with _no_gc(), pool_for(pool, workers, preload=PRELOAD) as pool:
+        if n >= BACKGROUND_MIN_RECORDS:
+            pool.warm()  # the workers' server starts while the records are made and laid out
         if docs is None:
             steps.expect(2)  # the records, and writing gt.json (the pages are counted once laid out)
             expected = generate_expected(family, n, seed, user_records)

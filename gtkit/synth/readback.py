@@ -108,7 +108,7 @@ def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None
     if pool is None or pool.inline or n_pages < 8:
         return _locate_range(plan, pdf, 0, n_pages, on_page)
     half = n_pages // 2
-    worker = pool.submit(_locate_part, _PlanPart(plan, half, n_pages), str(pdf) if isinstance(pdf, Path) else pdf)
+    worker = pool.submit(_locate_part, _PlanPart(plan, half), pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()))
     try:
         first = _locate_range(plan, pdf, 0, half, on_page)
     except BaseException:
@@ -136,21 +136,20 @@ def _open(pdf: bytes | str | Path) -> pymupdf.Document:
 
 
 class _PlanPart:
-    """What reading back pages p0..p1 (to the end) needs of a plan, sent to a worker: the body items of
+    """What reading back the pages from p0 to the end needs of a plan, sent to a worker: the body items of
     those pages as plain lists (cheap to pickle; a long document has hundreds of thousands), each
     page's chrome and item range, the margin box and the split records. `plan()` rebuilds a plan
     `_locate` reads."""
 
-    def __init__(self, plan: Plan, p0: int, p1: int):
-        assert p1 == len(plan.pages), "a part runs to the last page"
-        self.p0, self.p1 = p0, p1
+    def __init__(self, plan: Plan, p0: int):
+        self.p0, self.p1 = p0, len(plan.pages)
         self.first = plan.pages[p0].first_item
         items = plan.body_items[self.first:]
         columns = {name: [getattr(it, name) for it in items] for name in _ITEM_SLOTS}
         shared: dict[Any, Any] = {}  # equal regions pickled once: a long table's cells have a few thousand
         columns["region"] = [shared.setdefault(r, r) for r in columns["region"]]
         self.columns = tuple(columns[name] for name in _ITEM_SLOTS)
-        self.pages = [(pp.chrome_items, pp.header_items, pp.first_item, pp.end_item) for pp in plan.pages[p0:p1]]
+        self.pages = [(pp.chrome_items, pp.header_items, pp.first_item, pp.end_item) for pp in plan.pages[p0:]]
         self.content, self.split_records = plan.content, plan.split_records
 
     def plan(self) -> Plan:
