@@ -36,6 +36,7 @@ from gtkit.fileio import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
 from gtkit.pdf import open_pdf
 from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
+from gtkit.workers import Pool, pool_for
 
 
 @dataclass(frozen=True)
@@ -176,8 +177,20 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
     return problems
 
 
-def check_path(path: Path, progress: Callable[[int, int], None] | None = None) -> tuple[int, list[Problem]]:
-    """(number of bundles checked, problems) for a bundle or a whole dataset; `progress(done, total)` per bundle."""
+def _check_one(where: tuple[str | None, Path]) -> list[Problem]:
+    doc_id, folder = where
+    return check_bundle(folder, doc_id=doc_id)
+
+
+PRELOAD = ("gtkit.check",)  # what the workers import once, in the fork server
+
+
+def check_path(path: Path, progress: Callable[[int, int], None] | None = None, *, workers: int = 1,
+               pool: Pool | None = None) -> tuple[int, list[Problem]]:
+    """(number of bundles checked, problems) for a bundle or a whole dataset; `progress(done, total)` per bundle.
+
+    The bundles are checked on the `pool` (or one of `workers` made for this call), several at a time;
+    their problems come back in dataset order."""
     path = Path(path)
     if not path.exists():
         raise GtkitError("not found", path)
@@ -186,10 +199,11 @@ def check_path(path: Path, progress: Callable[[int, int], None] | None = None) -
     except GtkitError as e:
         return 0, [Problem(e.path or str(path / INDEX_NAME), "", e.message)]
     problems: list[Problem] = []
-    for done, (doc_id, folder) in enumerate(dirs, 1):
-        problems.extend(check_bundle(folder, doc_id=doc_id))
-        if progress is not None:
-            progress(done, len(dirs))
+    with pool_for(pool, workers, preload=PRELOAD) as pool:
+        for done, found in enumerate(pool.map(_check_one, dirs), 1):
+            problems.extend(found)
+            if progress is not None:
+                progress(done, len(dirs))
     return len(dirs), problems
 
 

@@ -26,6 +26,7 @@ from gtkit.schema import compile_schema, record_arrays
 from gtkit.score import ScoreReport, score_path
 from gtkit.show import render_evidence_png
 from gtkit.synth.pipeline import synth
+from gtkit.workers import DEFAULT_WORKERS, Pool
 
 
 @dataclass
@@ -76,17 +77,17 @@ def _evidence_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, recipe: str = "fax", seed: int = 7,
-             force: bool = False) -> DemoResult:
+             force: bool = False, workers: int = DEFAULT_WORKERS) -> DemoResult:
     out = Path(out)
-    with write_dataset(out, force=force) as dataset:
+    with Pool(workers) as pool, write_dataset(out, force=force) as dataset:
         stage = dataset.stage
-        made = synth(family, out=stage / "clean", seed=seed, records=records, progress=False)
-        degrade(stage / "clean", stage / recipe, recipe=recipe, seed=seed)
+        made = synth(family, out=stage / "clean", seed=seed, records=records, pool=pool)
+        degrade(stage / "clean", stage / recipe, recipe=recipe, seed=seed, pool=pool)
         bundles = [read_bundle(stage / "clean"), read_bundle(stage / recipe)]
         for b in bundles:
             dataset.adopt(b.path.name)
         dataset.write_index()
-        checked, problems = check_path(stage)
+        checked, problems = check_path(stage, pool=pool)
         if problems:
             raise GtkitError(f"demo bundles failed their checks: {problems[0]}", out)
         for b in bundles:
@@ -100,8 +101,8 @@ def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, 
             pred, cites = simulate_system(b.gt.expected, _evidence_of(b.path), b.schema, sys_rng)
             write_json_atomic(stage / "system" / f"{b.doc_id}.json", pred)
             write_json_atomic(stage / "system" / f"{b.doc_id}.citations.json", cites)
-        self_score = score_path(stage, stage / "self", by="perception")
-        system_score = score_path(stage, stage / "system", by="perception")
+        self_score = score_path(stage, stage / "self", by="perception", pool=pool)
+        system_score = score_path(stage, stage / "system", by="perception", pool=pool)
         write_bytes_atomic(stage / "scores.json", (json.dumps(
             {"self": self_score.to_dict(), "simulated_system": system_score.to_dict()}, indent=1) + "\n").encode(), force=True)
     return DemoResult(out=out, bundles=[b.doc_id for b in bundles], pages=made[0].pages,

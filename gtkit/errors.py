@@ -12,3 +12,6 @@ class GtkitError(Exception):
         self.path = str(path) if path is not None else None
         self.message = message
         super().__init__(f"{self.path}: {message}" if self.path else message)
+
+    def __reduce__(self):  # pickled as (message, path): a worker's error reaches the caller unchanged
+        return type(self), (self.message, self.path)

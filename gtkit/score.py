@@ -32,12 +32,12 @@ from pydantic import AfterValidator, Field, RootModel, StrictFloat
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
-from gtkit.format.bundle import FieldCheck
 from gtkit.fileio import read_json
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
 from gtkit.typed import Strict, read_json_as
+from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
 
 IOU_THRESHOLD = 0.5
 SLICE_AXES = ("task", "perception", "structure", "length", "domain")
@@ -180,7 +180,7 @@ class TruthCell(NamedTuple):
 
     @classmethod
     def of_dict(cls, f: dict[str, Any]) -> TruthCell:
-        """The same from a field entry as parsed JSON (validated separately, see `FieldCheck`)."""
+        """The same from a field entry as parsed JSON (validated separately, see `Truth.read`)."""
         readings = f["readings"]
         lens = f.get("leniencies")
         lens = tuple(lens) if lens else ()
@@ -209,7 +209,7 @@ class Truth:
     schema: dict[str, Any]
     expected: Any
     cells: dict[str, TruthCell]
-    field_check: FieldCheck | None = None
+    field_check: Task | None = None
     # truth-side keys of each records array, kept so that scoring several systems against one truth
     # (consensus re-score) computes them once
     rows_cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -220,10 +220,11 @@ class Truth:
         return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells)
 
     @classmethod
-    def read(cls, folder: Path) -> Truth:
+    def read(cls, folder: Path, pool: Pool | None = None) -> Truth:
         """Load a bundle's truth from its raw field entries while the format models validate them
-        beside it; call `confirm()` before trusting a score computed from it."""
-        bundle = read_bundle(folder, raw_fields=True)
+        beside it (in the `pool`, for a long document); call `confirm()` before trusting a score
+        computed from it."""
+        bundle = read_bundle(folder, raw_fields=True, pool=pool)
         assert bundle.raw_fields is not None and bundle.field_check is not None
         raw, cells = bundle.raw_fields, {}
         try:
@@ -525,29 +526,38 @@ class ScoreReport:
 
 
 def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
+               workers: int = DEFAULT_WORKERS, pool: Pool | None = None,
                progress: Callable[[int, int], None] | None = None) -> ScoreReport:
-    """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document."""
+    """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
+
+    A long truth's field entries are validated in the `pool` (or one of `workers` made for this call)
+    while it is scored."""
     if by is not None and by not in SLICE_AXES:
         raise GtkitError(f"unknown slice axis {by!r} (choose from {', '.join(SLICE_AXES)})")
     if not Path(pred_dir).is_dir():
         raise GtkitError("prediction folder not found", pred_dir)
     docs = []
     folders = list(iter_bundle_dirs(gt))
-    for index_doc_id, folder in folders:
-        truth = Truth.read(folder)
-        if index_doc_id is not None and truth.doc_id != index_doc_id:
-            raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}", folder)
-        try:
-            loaded = load_prediction(pred_dir, truth.doc_id)
-        except BaseException:
-            if truth.field_check is not None:
-                truth.field_check.abandon()
-            raise
-        if loaded is None:
-            docs.append(missing_prediction(truth))
-        else:
-            docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
-        truth.confirm()
-        if progress is not None:
-            progress(len(docs), len(folders))
+    with pool_for(pool, workers, preload=PRELOAD) as pool:
+        for index_doc_id, folder in folders:
+            truth = Truth.read(folder, pool)
+            try:
+                if index_doc_id is not None and truth.doc_id != index_doc_id:
+                    raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}",
+                                     folder)
+                loaded = load_prediction(pred_dir, truth.doc_id)
+            except BaseException:
+                if truth.field_check is not None:
+                    truth.field_check.cancel()
+                raise
+            if loaded is None:
+                docs.append(missing_prediction(truth))
+            else:
+                docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
+            truth.confirm()
+            if progress is not None:
+                progress(len(docs), len(folders))
     return ScoreReport(documents=docs, by=by)
+
+
+PRELOAD = ("gtkit.format",)  # what the workers import once, in the fork server

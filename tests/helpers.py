@@ -122,3 +122,19 @@ INVOICE = {
         {"sku": "C-3", "description": None, "qty": 5},
     ],
 }
+
+
+def pool_workers_alive() -> list[int]:
+    """Pids of the live processes the fork server has started: the workers of every `gtkit.workers.Pool`."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver._forkserver_pid  # None until a pool has started a worker
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, ppid = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):
+            continue
+        if server is not None and int(ppid) == server and state != "Z":
+            alive.append(int(stat.parent.name))
+    return alive

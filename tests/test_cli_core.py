@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gtkit.cli import main
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, pool_workers_alive
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
@@ -118,28 +118,25 @@ def _edit_gt(case: Path, change) -> None:
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("parallel", [False, True])
-def test_invalid_field_entry_is_caught_inline_and_in_the_forked_check(case, capsys, monkeypatch, parallel):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_invalid_field_entry_is_caught_inline_and_in_a_worker(case, capsys, monkeypatch, workers):
     import gtkit.format.bundle as bundle_module
 
-    monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1 if parallel else 10**9)
+    monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)  # with 2 workers, a worker validates the entries
     _edit_gt(case, lambda g: g["fields"][3]["readings"][0].update(evidence=[{"page": 1, "box": [0.2, 0.2, 0.1, 0.3]}]))
-    code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
-    assert_one_line_error(code, err, "invalid gt.json: /fields/3/readings/0/evidence/0/box")
+    code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", workers], capsys)
+    assert_one_line_error(code, err, f"{case / 'ds' / 'inv' / 'gt.json'}: invalid gt.json: /fields/3/readings/0/evidence/0/box")
     assert out == ""
 
 
-def test_forked_field_check_is_reaped_when_the_run_fails_first(case, capsys, monkeypatch):
-    import os
-
+def test_field_check_worker_is_stopped_when_the_run_fails_first(case, capsys, monkeypatch):
     import gtkit.format.bundle as bundle_module
 
     monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)
     (case / "pred" / "inv.json").write_text("{oops")
-    code, _, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
+    code, _, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", "2"], capsys)
     assert_one_line_error(code, err, "malformed JSON")
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+    assert pool_workers_alive() == []  # no worker left behind
 
 
 def test_check_reports_every_invalid_field_entry(case, capsys):

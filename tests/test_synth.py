@@ -32,7 +32,7 @@ def bundles(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("synth")
     out = {}
     for fam in FAMILIES:
-        synth(fam, out=root / fam, seed=11, records=SMALL[fam], progress=False)
+        synth(fam, out=root / fam, seed=11, records=SMALL[fam])
         out[fam] = root / fam
     return out
 
@@ -105,9 +105,9 @@ def test_every_value_found_under_its_box_with_its_text(bundles, fam):
 @pytest.mark.parametrize("fam", FAMILIES)
 def test_same_arguments_same_bytes(tmp_path, fam):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
-    synth(fam, out=a, seed=5, records=60, progress=False)
-    synth(fam, out=b, seed=5, records=60, progress=False)
-    synth(fam, out=c, seed=6, records=60, progress=False)
+    synth(fam, out=a, seed=5, records=60)
+    synth(fam, out=b, seed=5, records=60)
+    synth(fam, out=c, seed=6, records=60)
     for name in ("document.pdf", "gt.json", "schema.json"):
         assert sha(a / name) == sha(b / name)
     assert sha(a / "document.pdf") != sha(c / "document.pdf")
@@ -184,7 +184,7 @@ def test_six_line_address_and_wrapping_value(tmp_path):
     ]
     data = tmp_path / "recs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    synth("creditor_matrix", out=tmp_path / "b", seed=1, data=data, progress=False)
+    synth("creditor_matrix", out=tmp_path / "b", seed=1, data=data)
     bundle = read_bundle(tmp_path / "b")
     assert bundle.gt.expected["creditors"] == recs
     ev = {f.path: f.readings[0].evidence for f in bundle.gt.fields}
@@ -210,7 +210,7 @@ def test_data_csv_good_and_bad(tmp_path):
         "SMITH JOHN A,12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n"
         "DOE JANE,,,,SECURITIES,0.07,BANK OF AMERICA NA,2021\n"
     )
-    synth("unclaimed_property", out=tmp_path / "g", seed=2, data=good, progress=False)
+    synth("unclaimed_property", out=tmp_path / "g", seed=2, data=good)
     bundle = read_bundle(tmp_path / "g")
     rows = bundle.gt.expected["properties"]
     assert rows[0]["amount"] == 1234.5 and rows[0]["year_reported"] == 2019 and rows[1]["city"] is None
@@ -224,7 +224,7 @@ def test_data_csv_good_and_bad(tmp_path):
         "DOE JANE,,,,SECURITIES,lots,BANK OF AMERICA NA,2021\n"
     )
     with pytest.raises(GtkitError, match=r"line 3: field 'amount': 'lots' is not a number"):
-        synth("unclaimed_property", out=tmp_path / "x", seed=2, data=bad, progress=False)
+        synth("unclaimed_property", out=tmp_path / "x", seed=2, data=bad)
     assert not (tmp_path / "x").exists()
 
 
@@ -247,7 +247,7 @@ def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(ok) + "\n" + json.dumps(line) + "\n")
     with pytest.raises(GtkitError, match=pattern):
-        synth("creditor_matrix", out=tmp_path / "o", seed=1, data=data, progress=False)
+        synth("creditor_matrix", out=tmp_path / "o", seed=1, data=data)
     assert not (tmp_path / "o").exists()
 
 
@@ -281,7 +281,7 @@ def test_check_catches_a_moved_box(bundles, tmp_path):
 
 
 def test_dataset_of_bundles(tmp_path):
-    synth("creditor_matrix", out=tmp_path / "ds", seed=7, records=40, docs=2, progress=False)
+    synth("creditor_matrix", out=tmp_path / "ds", seed=7, records=40, docs=2)
     entries = read_index(tmp_path / "ds")
     assert [e.doc_id for e in entries] == ["creditor_matrix-s7-0000", "creditor_matrix-s7-0001"]
     assert all(e.family == "creditor_matrix" and e.pipeline == "synth" and e.pages >= 1 for e in entries)
@@ -408,20 +408,25 @@ def test_same_bytes_across_processes_and_hash_seeds(tmp_path):
         assert sha(outs[0] / name) == sha(outs[1] / name)
 
 
-def test_split_read_back_equals_single_process():
+def test_split_read_back_equals_single_process(tmp_path):
     from gtkit.synth.readback import locate
+    from gtkit.workers import Pool
 
     _, _, plan, pdf = _small_plan("unclaimed_property", 500)
     assert len(plan.pages) >= 8
+    pdf_file = tmp_path / "document.pdf"
+    pdf_file.write_bytes(pdf)
     one = locate(plan, pdf)
-    two = locate(plan, pdf, split=True)
-    assert one.problems == [] and two.problems == []
-    assert one.evidence == two.evidence and one.page_sizes == two.page_sizes and one.words == two.words
-    # a value missing from the second half is still caught, by the forked worker
-    item = plan.body_items[-5]
-    item.chars = "NOTPRINTED"
-    problems = locate(plan, pdf, split=True).problems
-    assert problems and problems[0].pointer == item.pointer
+    with Pool(2) as pool:
+        two = locate(plan, pdf_file, pool=pool)  # the worker reads the second half from the file
+        assert one.problems == [] and two.problems == []
+        assert one.evidence == two.evidence and one.page_sizes == two.page_sizes and one.words == two.words
+        # a value missing from the second half is still caught, by the worker
+        item = plan.body_items[-5]
+        item.chars = "NOTPRINTED"
+        problems = locate(plan, pdf_file, pool=pool).problems
+        assert problems and problems[0].pointer == item.pointer
+        assert locate(plan, pdf, pool=Pool(1)).problems == problems  # inline: the same answer
 
 
 UP_ROW = {"owner_name": "DOE JANE", "address": "1 MAIN ST", "city": "ALBANY", "state": "NY",

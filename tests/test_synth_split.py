@@ -74,7 +74,7 @@ def bundle_dir(split_root, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("split") / "b"
     with pytest.MonkeyPatch.context() as mp:
         point_registry(mp, split_root)
-        synth(NAME, out=out, seed=SEED, records=RECORDS, progress=False)
+        synth(NAME, out=out, seed=SEED, records=RECORDS)
     family_mod._cached.cache_clear()
     return out
 
@@ -228,7 +228,7 @@ def test_check_catches_a_wrong_split_count(registry, bundle_dir, tmp_path):
 
 def test_same_bytes_twice(registry, bundle_dir, tmp_path):
     again = tmp_path / "again"
-    synth(NAME, out=again, seed=SEED, records=RECORDS, progress=False)
+    synth(NAME, out=again, seed=SEED, records=RECORDS)
     for name in ("document.pdf", "gt.json", "schema.json"):
         assert sha(again / name) == sha(bundle_dir / name)
 
@@ -288,7 +288,7 @@ def test_shipped_families_never_split_a_record():
 
 
 def test_shipped_gt_has_no_split_count(tmp_path):
-    synth("creditor_matrix", out=tmp_path / "b", seed=4, records=30, progress=False)
+    synth("creditor_matrix", out=tmp_path / "b", seed=4, records=30)
     gt = json.loads((tmp_path / "b" / "gt.json").read_text())
     assert "split_records" not in gt["provenance"]["parameters"]
 

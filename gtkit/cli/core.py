@@ -8,15 +8,20 @@ import typer
 
 from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
+from gtkit.workers import DEFAULT_WORKERS, Pool
 
 
 @app.command()
-def check(path: Path = typer.Argument(..., help="A bundle folder or a dataset folder.")) -> None:
+def check(
+    path: Path = typer.Argument(..., help="A bundle folder or a dataset folder."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes checking bundles in parallel (the "
+                                "problems are printed in dataset order whatever the number)."),
+) -> None:
     """Validate bundles: format, hashes, schema, one entry per leaf, pages and boxes in range."""
-    from gtkit.check import check_path
+    from gtkit.check import PRELOAD, check_path
 
-    with progress_bar("check") as progress:
-        checked, problems = check_path(path, progress)
+    with Pool(workers, preload=PRELOAD) as pool, progress_bar("check") as progress:
+        checked, problems = check_path(path, progress, pool=pool)
     for problem in problems:
         typer.echo(str(problem))
     if problems:
@@ -53,14 +58,17 @@ def score(
     as_json: bool = typer.Option(False, "--json", help="Print the machine-readable result, one entry per document."),
     memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
                                           help="Largest dense assignment block; larger blocks are approximated and flagged."),
+    workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
+                                help="Worker processes beside this one: a long truth is validated by one while it "
+                                "is scored (1: none)."),
 ) -> None:
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
 
-    from gtkit.score import score_path
+    from gtkit.score import PRELOAD, score_path
 
-    with progress_bar("score") as progress:
-        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, progress=progress)
+    with Pool(workers, preload=PRELOAD) as pool, progress_bar("score") as progress:
+        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, progress=progress)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=1))
         return

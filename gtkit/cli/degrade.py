@@ -8,6 +8,7 @@ import typer
 
 from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
+from gtkit.workers import Pool
 
 
 @app.command()
@@ -24,9 +25,10 @@ def degrade(
 ) -> None:
     """Re-capture bundles as scans: image-only PDF, boxes moved by each page's homography."""
     from gtkit.degrade import degrade as run
+    from gtkit.degrade.pipeline import PRELOAD
 
-    with progress_bar("degrade") as progress:
-        folders = run(source, out, recipe=recipe, seed=seed, dpi=dpi, replay=replay, force=force, workers=workers,
+    with Pool(workers, preload=PRELOAD) as pool, progress_bar("degrade") as progress:
+        folders = run(source, out, recipe=recipe, seed=seed, dpi=dpi, replay=replay, force=force, pool=pool,
                       progress=progress)
     typer.echo(f"wrote {len(folders)} bundle(s): {out}")
 

@@ -1,4 +1,6 @@
-"""One progress bar for long commands, on stderr, shown only when there is more than one step."""
+"""One progress bar for long commands, on stderr, shown only when there is more than one step.
+
+Every pipeline reports through the same callback, `progress(done, total)`; rich lives here only."""
 
 from __future__ import annotations
 
@@ -7,19 +9,26 @@ from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """Yield `update(done, total)`; the bar appears on the first update with total > 1 and stops on exit."""
+def progress_bar(label: str, *, terminal_only: bool = False) -> Iterator[Callable[[int, int], None]]:
+    """Yield `update(done, total)`; the bar appears on the first update with total > 1 and stops on exit.
+
+    When stderr is not a terminal the final bar is printed once at the end, or, with `terminal_only`,
+    nothing at all."""
     state: dict = {}
 
     def update(done: int, total: int) -> None:
-        if total <= 1:
+        if total <= 1 or state.get("off"):
             return
         if "bar" not in state:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+            console = Console(stderr=True)
+            if terminal_only and not console.is_terminal:
+                state["off"] = True
+                return
             state["bar"] = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                    console=Console(stderr=True), transient=False)
+                                    console=console, transient=False)
             state["bar"].start()
             state["task"] = state["bar"].add_task(label, total=total)
         state["bar"].update(state["task"], completed=done, total=total)

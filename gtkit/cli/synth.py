@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from gtkit.cli import app
+from gtkit.cli.progress import progress_bar
+from gtkit.workers import DEFAULT_WORKERS, Pool
 
 
 @app.command()
@@ -18,11 +20,17 @@ def synth(
     docs: int = typer.Option(None, "--docs", help="Make a dataset of this many documents with derived seeds."),
     data: Path = typer.Option(None, "--data", help="Render your own records (.jsonl or .csv) instead."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output folder."),
+    workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
+                                help="Worker processes beside this one for long documents (1: none; output bytes do "
+                                "not depend on it)."),
 ) -> None:
     """Synthetic long lists: records first, then the PDF, then every value's page and word boxes read back."""
+    from gtkit.synth.pipeline import PRELOAD
     from gtkit.synth.pipeline import synth as run
 
-    made = run(family, out=out, seed=seed, records=records, docs=docs, data=data, force=force)
+    with Pool(workers, preload=PRELOAD) as pool, progress_bar("synth", terminal_only=True) as progress:
+        made = run(family, out=out, seed=seed, records=records, docs=docs, data=data, force=force, pool=pool,
+                   progress=progress)
     pages = sum(m.pages for m in made)
     cells = sum(m.cells for m in made)
     what = f"{len(made)} document(s)" if docs is not None else made[0].doc_id

@@ -12,9 +12,7 @@ pure function of the parent page and its plan, so output bytes do not depend on 
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
-import multiprocessing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +45,7 @@ from gtkit.degrade.legibility import check_legible
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 from gtkit.typed import parse
+from gtkit.workers import Pool, in_worker, pool_for
 
 DEFAULT_DPI = 200
 PERCEPTION_TAG = "P1"
@@ -133,6 +132,8 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
     """(kind, encoded image) for one page: rasterize, apply the plan, encode. Pure given its inputs."""
     from gtkit.degrade import ops
 
+    if in_worker():
+        _one_cv2_thread()
     pdf_path, page_index, dpi, plan, fmt, quality = task
     try:
         gray = rasterize(pdf_path, page_index, tuple(plan["size_px"]))
@@ -143,10 +144,16 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
     return ops.encode(apply_plan(gray, plan, dpi), fmt, quality)
 
 
-def _init_worker() -> None:
-    import cv2
+_CV2_THREADS: list[int] = []
 
-    cv2.setNumThreads(1)
+
+def _one_cv2_thread() -> None:
+    """In a worker process, OpenCV runs on one thread: the pool's processes share the cores."""
+    if not _CV2_THREADS:
+        import cv2
+
+        cv2.setNumThreads(1)
+        _CV2_THREADS.append(1)
 
 
 # --- jobs ----------------------------------------------------------------------------------------------------------
@@ -329,13 +336,7 @@ def _tasks(jobs: list[Job]) -> Iterator[tuple[str, int, int, dict[str, Any], str
             yield (str(job.pdf_path), i, job.dpi, plan, job.recipe.output.format, job.recipe.output.quality)
 
 
-def _rendered(jobs: list[Job], workers: int) -> Iterator[tuple[str, bytes]]:
-    if workers <= 1:
-        yield from map(render_page, _tasks(jobs))
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
-        yield from pool.map(render_page, _tasks(jobs), chunksize=1)
+PRELOAD = ("gtkit.degrade.pipeline", "gtkit.degrade.stages")  # what the workers import once, in the fork server
 
 
 def degraded_envelope(job: Job, parent: Bundle) -> tuple[Envelope, list[dict[str, Any]]]:
@@ -362,17 +363,19 @@ def degraded_envelope(job: Job, parent: Bundle) -> tuple[Envelope, list[dict[str
 
 
 def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False, workers: int = 1,
-               progress: Progress | None = None) -> list[Path]:
-    """Render every page and write the bundle (or dataset) atomically into `out`."""
+               pool: Pool | None = None, progress: Progress | None = None) -> list[Path]:
+    """Render every page, in order, on the `pool` (or one of `workers` made for this call), and write the
+    bundle (or dataset) atomically into `out`. A worker reads its page from the parent's PDF file."""
     from gtkit.degrade.pdfwrite import ImagePdfWriter
 
     total = sum(len(j.plans) for j in jobs)
     done = 0
     folders: list[Path] = []
     with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(pool_for(pool, workers, preload=PRELOAD))
         if dataset:
             data = stack.enter_context(write_dataset(Path(out), force=force))
-        rendered = _rendered(jobs, workers)
+        rendered = pool.map(render_page, _tasks(jobs))
         stack.callback(rendered.close)
         for job in jobs:
             bundle = data.bundle(job.doc_id) if dataset else stack.enter_context(write_bundle_output(out, force=force))
@@ -403,18 +406,19 @@ def degrade(
     replay: Path | None = None,
     force: bool = False,
     workers: int = 1,
+    pool: Pool | None = None,
     progress: Progress | None = None,
 ) -> list[Path]:
     """Degrade a bundle (or every bundle of a dataset) into `out`; returns the written bundle folders."""
     out, source = Path(out), Path(source)
     check_output(out, force=force, inputs=[source, replay], replaceable=is_gtkit_output)
-    if workers < 1:
-        raise GtkitError(f"--workers must be at least 1, got {workers}")
-    jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
-    ids = [j.doc_id for j in jobs]
-    if len(set(ids)) != len(ids):
-        raise GtkitError("two bundles would get the same degraded doc_id", source)
-    return write_jobs(jobs, out, dataset=dataset, force=force, workers=workers, progress=progress)
+    with pool_for(pool, workers, preload=PRELOAD) as pool:
+        pool.warm()  # the workers' server starts while the parents are read and the plans drawn
+        jobs, dataset = prepare(source, recipe=recipe, seed=seed, dpi=dpi, replay=replay)
+        ids = [j.doc_id for j in jobs]
+        if len(set(ids)) != len(ids):
+            raise GtkitError("two bundles would get the same degraded doc_id", source)
+        return write_jobs(jobs, out, dataset=dataset, force=force, pool=pool, progress=progress)
 
 
 __all__ = ["DEFAULT_DPI", "Job", "apply_plan", "degrade", "degraded_envelope", "plan_page", "prepare",

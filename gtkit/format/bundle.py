@@ -6,9 +6,6 @@ hashes of the PDF and the schema. Writing is `gtkit.format.writer`'s job.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +19,7 @@ from gtkit.format.models import FORMAT_VERSION, DatasetEntry, GroundTruth
 from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
 from gtkit.schema import check_schema
 from gtkit.typed import validation_message
+from gtkit.workers import Pool, Task, run_inline
 
 
 def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
@@ -37,67 +35,30 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
         raise GtkitError(f"invalid gt.json: {validation_message(e)}", path) from None
 
 
-PARALLEL_CHECK_MIN = 20_000  # field entries above which validation runs in a forked child
+PARALLEL_CHECK_MIN = 20_000  # field entries from which a pool's worker validates them beside the caller
+MIN_ENTRY_BYTES = 50  # no field entry takes fewer bytes of gt.json: a smaller file never needs the worker
 
 
-class FieldCheck:
-    """Validation of raw field entries by the format models, in a forked child for long documents.
-
-    The caller goes on with the raw entries meanwhile (on the other core) and calls `result()`
-    before trusting anything it computed from them: it raises the models' first complaint.
-    Short documents, and platforms without fork, validate inline.
-    """
-
-    def __init__(self, fields: list[Any], path: Path):
-        self.path, self.pid, self.fd, self.error = path, 0, -1, None
-        if len(fields) < PARALLEL_CHECK_MIN or not hasattr(os, "fork"):
-            try:
-                validate_field_dicts(fields, path)
-            except GtkitError as e:
-                self.error = e
-            return
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: validate, report one line, leave without running any cleanup
-            message = b""
-            try:
-                validate_field_dicts(fields, path)
-            except GtkitError as e:
-                message = e.message.encode("utf-8", "replace")
-            except BaseException as e:  # noqa: BLE001 - whatever happens is reported to the parent
-                message = f"could not validate field entries: {e}".encode("utf-8", "replace")
-            os.write(write_end, message[:4000])
-            os._exit(0)
-        os.close(write_end)
-        self.pid, self.fd = pid, read_end
-
-    def abandon(self) -> None:
-        """Stop and reap the child when the caller fails for another reason first."""
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            os.close(self.fd)
-            self.pid = 0
-
-    def result(self) -> None:
-        if self.pid:
-            with os.fdopen(self.fd, "rb") as f:
-                message = f.read().decode("utf-8")
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-            if message:
-                self.error = GtkitError(message, self.path)
-        if self.error is not None:
-            raise self.error
+def check_field_entries(file: str, path: str) -> None:
+    """Validate the field entries of the gt.json `file` (absolute) by the format models, raising the first
+    complaint about `path` (as the caller names it). A pool task: the worker reads the file itself
+    rather than being sent the entries."""
+    data = read_json(Path(file))
+    fields = data.get("fields") if isinstance(data, dict) else None
+    if not isinstance(fields, list):
+        raise GtkitError("invalid gt.json: /fields: changed while it was read", path)
+    validate_field_dicts(fields, path)
 
 
-def load_ground_truth(path: Path, *, raw_fields: bool = False) -> tuple[GroundTruth, list[Any] | None, FieldCheck | None]:
+def load_ground_truth(path: Path, *, raw_fields: bool = False,
+                      pool: Pool | None = None) -> tuple[GroundTruth, list[Any] | None, Task | None]:
     """Read and validate a gt.json file: (model, None, None).
 
-    With `raw_fields`, the field entries come back as parsed JSON with a `FieldCheck` running on
-    them, and the model holds none: a long document's entries never all exist as models, and their
-    validation overlaps the caller's work (scoring a 200,000-cell truth).
+    With `raw_fields`, the field entries come back as parsed JSON with their validation by the format
+    models as a `Task`, and the model holds none: a long document's entries never all exist as models.
+    With a `pool` of workers, a long document's entries are validated by a worker, which reads the file
+    again, while the caller goes on with them (scoring a 200,000-cell truth); else right away. Either
+    way the task's `result()` raises the models' first complaint.
     """
     if not raw_fields:
         try:
@@ -108,12 +69,17 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False) -> tuple[GroundTr
             return GroundTruth.model_validate_json(raw), None, None
         except ValidationError:
             return parse_ground_truth(read_json(path), path), None, None
+    parallel = pool is not None and not pool.inline
+    if parallel and Path(path).stat().st_size >= PARALLEL_CHECK_MIN * MIN_ENTRY_BYTES:
+        pool.warm()  # the workers' server starts while this process parses the file
     data = read_json(path)
     fields = data.get("fields") if isinstance(data, dict) else None
     if not isinstance(fields, list):
         return parse_ground_truth(data, path), None, None  # raises the precise error
     gt = parse_ground_truth({**data, "fields": []}, path)
-    return gt, fields, FieldCheck(fields, path)
+    if parallel and len(fields) >= PARALLEL_CHECK_MIN:
+        return gt, fields, pool.submit(check_field_entries, str(Path(path).absolute()), str(path))
+    return gt, fields, run_inline(validate_field_dicts, fields, path)
 
 
 @dataclass
@@ -124,7 +90,7 @@ class Bundle:
     gt: GroundTruth
     schema: dict[str, Any]
     raw_fields: list[Any] | None = None  # with read_bundle(raw_fields=True): gt.fields is empty, these are
-    field_check: FieldCheck | None = None  # unvalidated until field_check.result() returns
+    field_check: Task | None = None  # unvalidated until field_check.result() returns
 
     @property
     def pdf_path(self) -> Path:
@@ -141,22 +107,23 @@ class Bundle:
         return self.gt.doc_id
 
 
-def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False) -> Bundle:
+def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False, pool: Pool | None = None) -> Bundle:
     """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json.
 
-    `raw_fields` leaves the field entries as parsed JSON under a running check (see `load_ground_truth`)."""
+    `raw_fields` leaves the field entries as parsed JSON under a check, running in the `pool` for a long
+    document (see `load_ground_truth`)."""
     path = Path(path)
     if not path.is_dir():
         raise GtkitError("not a bundle folder (expected document.pdf, schema.json, gt.json)", path)
     for name in (GT_NAME, SCHEMA_NAME, PDF_NAME):
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
-    gt, fields, field_check = load_ground_truth(path / GT_NAME, raw_fields=raw_fields)
+    gt, fields, field_check = load_ground_truth(path / GT_NAME, raw_fields=raw_fields, pool=pool)
     try:
         schema = _verified_schema(path, gt, verify)
     except BaseException:
         if field_check is not None:
-            field_check.abandon()
+            field_check.cancel()
         raise
     return Bundle(path=path, gt=gt, schema=schema, raw_fields=fields, field_check=field_check)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,49 +42,10 @@ from gtkit.synth.family import Family, get_family
 from gtkit.synth.layout import plan_document
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
-from gtkit.synth.workers import Background
+from gtkit.workers import DEFAULT_WORKERS, Pool, pool_for, run_inline
 
 MAX_RECORDS = 2_000_000
 MAX_DOCS = 10_000
-
-
-class _Progress:
-    """A rich progress bar on stderr for long runs; silent when stderr is not a terminal."""
-
-    def __init__(self, enabled: bool):
-        self._p = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            console = Console(stderr=True)
-            if console.is_terminal:
-                self._p = Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
-                                   TimeElapsedColumn(), console=console, transient=True)
-
-    def __enter__(self) -> _Progress:
-        if self._p is not None:
-            self._p.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._p is not None:
-            self._p.stop()
-
-    @contextlib.contextmanager
-    def stage(self, description: str, total: int) -> Iterator[Any]:
-        if self._p is None:
-            yield lambda _i=None: None
-            return
-        task = self._p.add_task(description, total=total)
-        try:
-            yield lambda _i=None: self._p.advance(task)  # type: ignore[union-attr]
-        finally:
-            self._p.update(task, completed=total)
-            self._p.remove_task(task)
-
-
-_QUIET = _Progress(False)
 
 
 def generate_expected(family: Family, n_records: int, seed: int, records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -100,7 +61,10 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
     return expected
 
 
-BACKGROUND_MIN_RECORDS = 2000
+BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and half its read-back go to workers
+PRELOAD = ("gtkit.synth.pipeline",)  # what the workers import once, in the fork server
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -175,57 +139,84 @@ def build_fields(schema: dict[str, Any], expected: Any, evidence: dict[str, list
     return fields
 
 
+def _schema_errors(schema: dict[str, Any], expected: Any) -> list[tuple[str, str]]:
+    """The first few complaints of the schema about `expected` (a pool task)."""
+    return validation_errors(schema, expected)[:5]
+
+
+class Steps:
+    """Counts a run's steps for `progress(done, total)`; the total grows as the steps become known."""
+
+    def __init__(self, progress: Progress | None, total: int = 0):
+        self.progress, self.done, self.total = progress, 0, total
+
+    def expect(self, n: int) -> None:
+        self.total += n
+
+    def __call__(self, *_: object) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
 def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int, parameters: dict[str, Any],
-                   bundle: BundleWriter, progress: _Progress = _QUIET) -> Built:
+                   bundle: BundleWriter, pool: Pool | None = None, steps: Steps | None = None) -> Built:
     """Layout, render, write the PDF into `bundle`, read it back from the file written, check, and make the
-    envelope and field entries of the document's gt.json."""
+    envelope and field entries of the document's gt.json.
+
+    A long document (`BACKGROUND_MIN_RECORDS`) with a `pool` of workers validates `expected` against the
+    schema in a worker while the rendering and the read-back run here, and has a worker read back half
+    the pages. `steps` counts the layout, each page rendered, each page read back and the checks."""
+    steps = steps or Steps(None)
     n_records = len(expected.get(family.records_field) or [])
-    # validating expected against the schema (jsonschema, ~0.1 ms a record) runs beside the
-    # layout and rendering in a forked worker for long documents, inline for short ones
-    schema_check = Background(lambda: validation_errors(family.schema, expected)[:5],
-                               fork=n_records >= BACKGROUND_MIN_RECORDS)
+    background = pool if pool is not None and n_records >= BACKGROUND_MIN_RECORDS else None
+    steps.expect(1)
+    plan = plan_document(family, expected)
+    steps.expect(2 * len(plan.pages) + 1)
+    steps()
+    # validating expected against the schema (jsonschema, ~0.1 ms a record): in a worker while this
+    # process renders and reads back, or here
+    if background is not None:
+        schema_check = background.submit(_schema_errors, family.schema, expected)
+    else:
+        schema_check = run_inline(_schema_errors, family.schema, expected)
     try:
-        with progress.stage("layout (measured)", 1) as tick:
-            plan = plan_document(family, expected)
-            tick()
-        with progress.stage(f"render {doc_id}", len(plan.pages)) as tick:
-            pdf = render_pdf(plan, title=doc_id, on_page=tick)
+        pdf = render_pdf(plan, title=doc_id, on_page=steps)
         bundle.write_pdf(pdf)
         del pdf
-        pdf = bundle.pdf_path.read_bytes()
-        for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF
+        for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF file
             pp.body_runs = []
-        with progress.stage("read back from PDF", len(plan.pages)) as tick:
-            located = locate(plan, pdf, on_page=tick, split=n_records >= BACKGROUND_MIN_RECORDS)
-    finally:
-        schema_errors = schema_check.result()
+        located = locate(plan, bundle.pdf_path, on_page=steps, pool=background)
+    except BaseException:
+        schema_check.cancel()
+        raise
+    schema_errors = schema_check.result()
     problems = list(located.problems)
     if problems:
         raise _fail(problems, doc_id)
-    with progress.stage("checks and gt.json", 1) as tick:
-        for pointer, message in schema_errors:
-            problems.append(SynthProblem(pointer, f"expected does not satisfy the schema: {message}"))
-        fields = build_fields(family.schema, expected, located.evidence, problems)
-        for f in fields:
-            for ev in f["readings"][0]["evidence"]:
-                if not 1 <= ev["page"] <= located.pages:
-                    problems.append(SynthProblem(f["path"], f"evidence page {ev['page']} is out of range"))
-        if problems:
-            raise _fail(problems, doc_id)
-        tags = {k: family.tags.get(k, []) for k in ("task", "perception", "structure")}
-        tags["length"] = length_tag(located.pages)
-        tags["domain"] = family.tags.get("domain")
-        tags["grounding"] = family.tags.get("grounding", [])
-        split = {"split_records": len(plan.split_records)} if family.allow_split else {}
-        envelope = Envelope(
-            doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
-            provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
-                        "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer, **split}},
-            tags=tags, expected=expected)
-        problems.extend(_numeric_problems(fields))
-        if problems:
-            raise _fail(problems, doc_id)
-        tick()
+    for pointer, message in schema_errors:
+        problems.append(SynthProblem(pointer, f"expected does not satisfy the schema: {message}"))
+    fields = build_fields(family.schema, expected, located.evidence, problems)
+    for f in fields:
+        for ev in f["readings"][0]["evidence"]:
+            if not 1 <= ev["page"] <= located.pages:
+                problems.append(SynthProblem(f["path"], f"evidence page {ev['page']} is out of range"))
+    if problems:
+        raise _fail(problems, doc_id)
+    tags = {k: family.tags.get(k, []) for k in ("task", "perception", "structure")}
+    tags["length"] = length_tag(located.pages)
+    tags["domain"] = family.tags.get("domain")
+    tags["grounding"] = family.tags.get("grounding", [])
+    split = {"split_records": len(plan.split_records)} if family.allow_split else {}
+    envelope = Envelope(
+        doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
+        provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
+                    "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer, **split}},
+        tags=tags, expected=expected)
+    problems.extend(_numeric_problems(fields))
+    if problems:
+        raise _fail(problems, doc_id)
+    steps()
     return Built(envelope=envelope, fields=fields)
 
 
@@ -249,8 +240,13 @@ def _check_args(family_name: str, records: int | None, seed: int, docs: int | No
 
 
 def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = None, docs: int | None = None,
-          data: Path | None = None, force: bool = False, progress: bool = True) -> list[Made]:
-    """Make one bundle (or, with `docs`, a dataset of bundles) at `out`; returns what was written."""
+          data: Path | None = None, force: bool = False, workers: int = DEFAULT_WORKERS, pool: Pool | None = None,
+          progress: Progress | None = None) -> list[Made]:
+    """Make one bundle (or, with `docs`, a dataset of bundles) at `out`; returns what was written.
+
+    Long documents use the `pool` (or one of `workers` made for this call) beside this process, see
+    `build_document`. `progress(done, total)` is told of a long run's steps (a document of 2,000 records
+    or more, or a dataset's documents)."""
     family = _check_args(family_name, records, seed, docs, data)
     out = Path(out)
     check_output(out, force=force, inputs=[data], replaceable=is_gtkit_output)
@@ -259,21 +255,24 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
     base_params: dict[str, Any] = {"records": n}
     if data is not None:
         base_params["data"] = {"file": Path(data).name, "sha256": sha256_file(Path(data))}
-    big = n >= 2000 or (docs or 1) > 1
-    with _no_gc(), _Progress(progress and big) as prog:
+    big = n >= BACKGROUND_MIN_RECORDS or (docs or 1) > 1
+    steps = Steps(progress if big else None)
+    with _no_gc(), pool_for(pool, workers, preload=PRELOAD) as pool:
+        if n >= BACKGROUND_MIN_RECORDS:
+            pool.warm()  # the workers' server starts while the records are made and laid out
         if docs is None:
-            with prog.stage("generate records", 1) as tick:
-                expected = generate_expected(family, n, seed, user_records)
-                tick()
+            steps.expect(2)  # the records, and writing gt.json (the pages are counted once laid out)
+            expected = generate_expected(family, n, seed, user_records)
+            steps()
             with write_bundle_output(out, force=force) as bundle:
                 built = build_document(family, expected, doc_id=f"{family.name}-s{seed}", seed=seed,
-                                       parameters=base_params, bundle=bundle, progress=prog)
-                with prog.stage("write gt.json", 1) as tick:
-                    entry = bundle.write(built.envelope, built.fields)
-                    tick()
+                                       parameters=base_params, bundle=bundle, pool=pool, steps=steps)
+                entry = bundle.write(built.envelope, built.fields)
+                steps()
             return [Made.of(entry)]
         done: list[Made] = []
-        with write_dataset(out, force=force) as dataset, prog.stage(f"{docs} documents", docs) as tick:
+        steps.expect(docs)
+        with write_dataset(out, force=force) as dataset:
             for k in range(docs):
                 doc_seed = derive_seed(seed, "synth", family.name, k)
                 doc_id = f"{family.name}-s{seed}-{k:04d}"
@@ -281,10 +280,10 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
                 params = {**base_params, "dataset_seed": seed, "index": k}
                 bundle = dataset.bundle(doc_id)
                 built = build_document(family, expected, doc_id=doc_id, seed=doc_seed, parameters=params,
-                                       bundle=bundle, progress=prog)
+                                       bundle=bundle, pool=pool)
                 done.append(Made.of(bundle.write(built.envelope, built.fields)))  # memory stays flat over documents
                 del built, expected
-                tick()
+                steps()
         return done
 
 

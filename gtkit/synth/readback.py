@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pymupdf
 
-from gtkit.synth.layout import Item, Plan, chrome_and_header
-from gtkit.synth.workers import Background
+from gtkit.synth.layout import Item, PagePlan, Plan, chrome_and_header
+from gtkit.workers import Pool
 
 TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)
 OVERLAP_TOL = 0.05  # points of overlap in both directions that count as overlapping words
@@ -88,27 +89,32 @@ def overlapping_pairs(boxes: np.ndarray, tol: float = OVERLAP_TOL) -> list[tuple
     return [(int(order[i_idx[k]]), int(order[j_idx[k]])) for k in hit]
 
 
-def locate(plan: Plan, pdf: bytes, *, on_page: Callable[[int], None] | None = None, split: bool = False) -> Located:
-    """Read every page's words from `pdf` and locate every item of `plan` (see the module docstring).
+def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None] | None = None,
+           pool: Pool | None = None) -> Located:
+    """Read every page's words from `pdf` (its bytes or its file) and locate every item of `plan`
+    (see the module docstring).
 
-    With `split`, a forked worker reads the second half of the pages while this process
-    reads the first; the halves meet at the first item the plan puts on the middle page,
-    and the first half must end exactly there.
+    With a `pool` that has worker processes, a worker reads the second half of the pages from the
+    PDF file while this process reads the first; the worker gets only that half's part of the plan.
+    The halves meet at the first item the plan puts on the middle page, and the first half must end
+    exactly there.
     """
-    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+    with _open(pdf) as doc:
         n_pages = doc.page_count
     if n_pages != len(plan.pages):
         out = Located(pages=n_pages, page_sizes=[])
         out.problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
         return out
-    if not split or n_pages < 8:
+    if pool is None or pool.inline or n_pages < 8:
         return _locate_range(plan, pdf, 0, n_pages, on_page)
     half = n_pages // 2
-    worker = Background(lambda: _locate_range(plan, pdf, half, n_pages, None))
+    worker = pool.submit(_locate_part, _PlanPart(plan, half), pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()))
     try:
         first = _locate_range(plan, pdf, 0, half, on_page)
-    finally:
-        second = worker.result()
+    except BaseException:
+        worker.cancel()
+        raise
+    second = worker.result()
     if on_page is not None:
         for p in range(half, n_pages):
             on_page(p)
@@ -125,8 +131,53 @@ def locate(plan: Plan, pdf: bytes, *, on_page: Callable[[int], None] | None = No
     return first
 
 
-def _locate_range(plan: Plan, pdf: bytes, p0: int, p1: int, on_page) -> Located:
-    doc = pymupdf.open(stream=pdf, filetype="pdf")
+def _open(pdf: bytes | str | Path) -> pymupdf.Document:
+    return pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
+
+
+class _PlanPart:
+    """What reading back the pages from p0 to the end needs of a plan, sent to a worker: the body items of
+    those pages as plain lists (cheap to pickle; a long document has hundreds of thousands), each
+    page's chrome and item range, the margin box and the split records. `plan()` rebuilds a plan
+    `_locate` reads."""
+
+    def __init__(self, plan: Plan, p0: int):
+        self.p0, self.p1 = p0, len(plan.pages)
+        self.first = plan.pages[p0].first_item
+        items = plan.body_items[self.first:]
+        columns = {name: [getattr(it, name) for it in items] for name in _ITEM_SLOTS}
+        shared: dict[Any, Any] = {}  # equal regions pickled once: a long table's cells have a few thousand
+        columns["region"] = [shared.setdefault(r, r) for r in columns["region"]]
+        self.columns = tuple(columns[name] for name in _ITEM_SLOTS)
+        self.pages = [(pp.chrome_items, pp.header_items, pp.first_item, pp.end_item) for pp in plan.pages[p0:]]
+        self.content, self.split_records = plan.content, plan.split_records
+
+    def plan(self) -> Plan:
+        pages = [PagePlan() for _ in range(self.p0)]
+        for chrome_items, header_items, first_item, end_item in self.pages:
+            pages.append(PagePlan(chrome_items=chrome_items, header_items=header_items, first_item=first_item,
+                                  end_item=end_item))
+        items: list[Any] = [None] * self.first  # the first half's items: never read here
+        new = Item.__new__
+        for row in zip(*self.columns):
+            it = new(Item)
+            for name, value in zip(_ITEM_SLOTS, row):
+                setattr(it, name, value)
+            items.append(it)
+        return Plan(page_size=(0.0, 0.0), content=self.content, pages=pages, body_items=items, record_pages=[],
+                    record_heights=[], body_box=self.content, fonts={}, split_records=self.split_records)
+
+
+_ITEM_SLOTS = Item.__slots__
+
+
+def _locate_part(part: _PlanPart, pdf: bytes | str) -> Located:
+    """A worker's half of `locate`: the pages of `part`, read from the PDF file (or bytes)."""
+    return _locate_range(part.plan(), pdf, part.p0, part.p1, None)
+
+
+def _locate_range(plan: Plan, pdf: bytes | str | Path, p0: int, p1: int, on_page) -> Located:
+    doc = _open(pdf)
     try:
         return _locate(plan, doc, p0, p1, on_page)
     finally:

@@ -1,0 +1,231 @@
+"""The one worker pool: every command that works in parallel (synth, degrade, check, score) uses it.
+
+A `Pool` is made once per command and handed down to the code that has work for it. With
+`workers=1` everything runs inline, in this process, and no process is ever started. Otherwise
+it runs `concurrent.futures.ProcessPoolExecutor`s whose processes come from a `forkserver`
+context (`spawn` where there is none): a worker starts from a small server process, never by
+forking this one, so a thread running here (rich's progress refresh, the executor's own) is
+never copied mid-flight. Processes start on first use.
+
+Rules for the work handed over:
+- a task is a module-level function (it travels by name) and its arguments are pickled: keep
+  them small; where the worker can read a file itself (a PDF, a gt.json), pass its path;
+- results come back in order (`map`) or when asked for (`submit(...).result()`);
+- a `GtkitError` raised in a worker reaches the caller as the same error (message and path);
+  any other failure in a worker, or a worker that dies, becomes a one-line `GtkitError`
+  (its cause, with the worker's traceback, is kept for `--debug`);
+- leaving the pool's `with` block by an exception (Ctrl-C included) kills its workers, so
+  nothing is left running; workers ignore SIGINT themselves, the caller handles it.
+
+This module imports nothing from gtkit but `gtkit.errors`, so every layer can use it, and it
+imports `multiprocessing` and `concurrent.futures` only when a pool first starts a process.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import gc
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gtkit.errors import GtkitError
+
+if TYPE_CHECKING:
+    import concurrent.futures as cf
+    import multiprocessing.context
+
+DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
+"""What the commands that overlap work by default (synth, score) use: the machine's cores, at most two."""
+
+_IN_WORKER = False
+
+
+def in_worker() -> bool:
+    """True inside a pool's worker process (not in a pool running inline)."""
+    return _IN_WORKER
+
+
+def _init_worker(one_shot: bool) -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the caller, which then stops the workers
+    if one_shot:  # it exits after its one task, and what the task built goes with it
+        gc.disable()
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _worker_error(fn: Callable[..., Any], exc: Exception) -> Exception:
+    """What the caller sees of a task that failed in a worker process."""
+    from concurrent.futures import BrokenExecutor, CancelledError
+
+    if isinstance(exc, GtkitError):
+        return exc
+    if isinstance(exc, BrokenExecutor):
+        return GtkitError(f"a worker process died while running {_name(fn)} (out of memory or killed?)")
+    if isinstance(exc, CancelledError):
+        return GtkitError(f"{_name(fn)} was cancelled")
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return GtkitError(f"{_name(fn)} failed in a worker: {type(exc).__name__}" + (f": {message}" if message else ""))
+
+
+class Task:
+    """The result of one `Pool.submit`: `result()` waits for it and returns it or raises."""
+
+    def __init__(self, fn: Callable[..., Any], future: cf.Future | None = None, *, value: Any = None,
+                 error: Exception | None = None):
+        self._fn, self._future, self._value, self._error = fn, future, value, error
+
+    def done(self) -> bool:
+        return self._future is None or self._future.done()
+
+    def result(self) -> Any:
+        if self._future is None:  # ran inline: its own exception, as raised
+            if self._error is not None:
+                raise self._error
+            return self._value
+        try:
+            return self._future.result()
+        except Exception as e:  # noqa: BLE001 - one line for the CLI, the cause kept for --debug
+            err = _worker_error(self._fn, e)
+            if err is e:
+                raise
+            raise err from e
+
+    def cancel(self) -> None:
+        """Drop the task if it has not started; a running one finishes in its worker and is ignored."""
+        if self._future is not None:
+            self._future.cancel()
+
+
+def run_inline(fn: Callable[..., Any], *args: Any) -> Task:
+    """`fn(*args)` run now, in this process, its result or exception kept for `result()`."""
+    try:
+        return Task(fn, value=fn(*args))
+    except Exception as e:  # noqa: BLE001 - raised again by result()
+        return Task(fn, error=e)
+
+
+class Pool:
+    """`workers` processes (or none with `workers=1`) for a command's whole run.
+
+    Two kinds of work, two lifetimes of worker: `submit` hands one big task (a document's schema
+    check, half its read-back, a gt.json's validation) to a worker that exits once it has answered,
+    so what the task built goes back to the system at once (it runs without the cyclic garbage
+    collector, which would only cost time); `map` streams many small tasks (pages, bundles) through
+    workers that live until the pool closes. Both kinds come from the same fork server.
+    `preload` names modules the fork server imports once, before the first worker starts, so that
+    starting a worker costs a fork, not a round of imports; `warm()` starts the server early."""
+
+    def __init__(self, workers: int = 1, *, preload: Sequence[str] = ()):
+        if not isinstance(workers, int) or workers < 1:
+            raise GtkitError(f"--workers must be at least 1, got {workers}")
+        self.workers = workers
+        self._preload = list(preload)
+        self._executors: dict[bool, cf.ProcessPoolExecutor] = {}  # one_shot -> executor, made on first use
+        self._closed = False
+
+    @property
+    def inline(self) -> bool:
+        return self.workers == 1
+
+    def _context(self) -> multiprocessing.context.BaseContext:
+        import multiprocessing
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if ctx.get_start_method() == "forkserver" and self._preload:
+            ctx.set_forkserver_preload(["__main__", *self._preload])  # no effect once the server runs
+        return ctx
+
+    def _executor(self, one_shot: bool) -> cf.ProcessPoolExecutor:
+        import concurrent.futures as cf
+
+        if self._closed:
+            raise RuntimeError("the worker pool is closed")
+        executor = self._executors.get(one_shot)
+        if executor is None:
+            executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
+                initargs=(one_shot,), max_tasks_per_child=1 if one_shot else None)
+        return executor
+
+    def warm(self) -> None:
+        """Start the fork server now, without waiting for it, when work for the workers is sure to come:
+        it imports `preload` meanwhile, which the first task would otherwise wait for."""
+        if self.inline or self._closed:
+            return
+        if self._context().get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Task:
+        """Start `fn(*args)` in a worker of its own, or (inline) run it right now."""
+        if self.inline:
+            return run_inline(fn, *args)
+        return Task(fn, self._executor(True).submit(fn, *args))
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *, ahead: int | None = None) -> Iterator[Any]:
+        """`fn(item)` for every item, in order. At most `ahead` tasks (default 4 per worker) are queued or
+        done-but-not-taken at a time, so a long run's results do not pile up. Closing the iterator early
+        cancels what has not started."""
+        if self.inline:
+            for item in items:
+                yield fn(item)
+            return
+        executor = self._executor(False)
+        window = max(1, ahead if ahead is not None else 4 * self.workers)
+        pending: collections.deque[Task] = collections.deque()
+        try:
+            for item in items:
+                pending.append(Task(fn, executor.submit(fn, item)))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for task in pending:
+                task.cancel()
+
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers: let them finish (the normal end) or, with `kill`, end them at once."""
+        self._closed = True
+        executors, self._executors = list(self._executors.values()), {}
+        for executor in executors:
+            if not kill:
+                executor.shutdown(wait=True)
+                continue
+            # ProcessPoolExecutor has no public way to stop a running task (3.14's terminate_workers)
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            for p in processes:
+                with contextlib.suppress(Exception):
+                    p.kill()
+            executor.shutdown(wait=True, cancel_futures=True)
+            for p in processes:
+                with contextlib.suppress(Exception):
+                    p.join(5)
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.close(kill=exc_type is not None)
+
+
+@contextlib.contextmanager
+def pool_for(pool: Pool | None, workers: int, *, preload: Sequence[str] = ()) -> Iterator[Pool]:
+    """The caller's pool, or a new one of `workers` for the duration of the block (library calls without one)."""
+    if pool is not None:
+        yield pool
+        return
+    with Pool(workers, preload=preload) as own:
+        yield own
+
+
+__all__ = ["DEFAULT_WORKERS", "Pool", "Task", "in_worker", "pool_for", "run_inline"]
