@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
 from gtkit.format import (
-    FORMAT_VERSION,
+    READABLE_VERSIONS,
     GT_NAME,
     INDEX_NAME,
     PDF_NAME,
@@ -30,6 +30,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
+from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
 from gtkit.fileio import canonical_sha256, read_json, sha256_file
@@ -84,7 +85,7 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
         return None, [], [Problem(f, "", e.message)]
     if not isinstance(data, dict):
         return None, [], [Problem(f, "", "expected a JSON object")]
-    if data.get("format") != FORMAT_VERSION:
+    if data.get("format") not in READABLE_VERSIONS:
         return None, [], [Problem(f, "/format", f"unknown format version {data.get('format')!r}")]
     fields = data.get("fields")
     problems: list[Problem] = []
@@ -95,6 +96,7 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
         problems += [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
     if not isinstance(fields, list):
         return None, [], problems + [Problem(f, "/fields", "must be a list of field entries")]
+    upgrade_fields(fields, data["format"])
     for pointer, message in field_entry_errors(fields):
         problems.append(Problem(f, pointer, message))
         if len(problems) >= MAX_FIELD_PROBLEMS:

@@ -9,7 +9,8 @@ everything else exact) with OR-acceptance over the readings and the field's
 declared leniencies. Records pair by `gtkit.align`. Pending cells (contested,
 not yet adjudicated) are left out entirely.
 
-Grounding is scored on truth cells that carry a box. A cell is word-grounded when
+Grounding is scored on truth cells that carry a verified box (constructed by synth or degrade, drawn or
+accepted by a person); a cell whose boxes only a system cited counts for value F1 alone. A cell is word-grounded when
 its value is accepted and one of its predicted citations lies on an evidence page
 with IoU >= 0.5 against that page's evidence box; page-grounded when the value is
 accepted and a citation names an evidence page. Recall's denominator is the
@@ -174,20 +175,21 @@ class TruthCell(NamedTuple):
             values=tuple(r.value for r in f.readings),
             leniencies=tuple(f.leniencies),
             pending=f.trust == "pending",
-            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence if ev.box is not None),
-            pages=frozenset(ev.page for r in f.readings for ev in r.evidence),
+            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence if ev.box is not None and ev.verified),
+            pages=frozenset(ev.page for r in f.readings for ev in r.evidence if ev.verified),
         )
 
     @classmethod
     def of_dict(cls, f: dict[str, Any]) -> TruthCell:
-        """The same from a field entry as parsed JSON (validated separately, see `Truth.read`)."""
+        """The same from a field entry as parsed JSON (validated separately, see `Truth.read`); only verified
+        evidence counts for grounding."""
         readings = f["readings"]
         lens = f.get("leniencies")
         lens = tuple(lens) if lens else ()
         pending = f["trust"] == "pending"
         if len(readings) == 1 and not readings[0].get("evidence"):  # the common case, kept cheap
             return cls((readings[0]["value"],), lens, pending, (), _NO_PAGES)
-        evidence = [ev for r in readings for ev in r.get("evidence") or ()]
+        evidence = [ev for r in readings for ev in r.get("evidence") or () if ev.get("verified")]
         return cls(
             values=tuple(r["value"] for r in readings),
             leniencies=lens,

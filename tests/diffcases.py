@@ -424,11 +424,11 @@ def _near_box(g: _Gen, box: list[float]) -> list[float]:
 def _evidence(g: _Gen, value: Any) -> list[dict[str, Any]]:
     if value is None or not g.p(0.7):
         return []
-    evs = [{"page": int(g.rng.integers(1, 4)), "box": _box(g)}]
+    evs = [{"page": int(g.rng.integers(1, 4)), "box": _box(g), "verified": True}]  # verified box ground truth
     if g.p(0.15):
-        evs.append({"page": int(g.rng.integers(1, 4)), "box": _box(g)})
+        evs.append({"page": int(g.rng.integers(1, 4)), "box": _box(g), "verified": True})
     if g.p(0.1):
-        evs.append({"page": int(g.rng.integers(1, 4))})  # a page-only place, on a cell that has a box
+        evs.append({"page": int(g.rng.integers(1, 4)), "verified": True})  # a page-only place, on a cell that has a box
     return evs
 
 
@@ -447,7 +447,7 @@ def _fields(g: _Gen, schema: dict[str, Any], expected: Any, specs: dict[str, Spe
             if alt is not None or "null_alternate" in g.inc:
                 readings.append({"value": alt, "evidence": _evidence(g, alt) if g.p(0.4) else []})
         if "page_only_evidence" in g.inc and value is not None and not readings[0]["evidence"] and g.p(0.3):
-            readings[0]["evidence"] = [{"page": int(g.rng.integers(1, 4))}]
+            readings[0]["evidence"] = [{"page": int(g.rng.integers(1, 4)), "verified": True}]
         lens: list[str] = []
         if g.p(0.15) and spec.kind == "scalar" and spec.type == "string":
             lens = sorted({g.pick(STRING_LENIENCIES) for _ in range(int(g.rng.integers(1, 3)))})

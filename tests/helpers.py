@@ -42,7 +42,8 @@ def render_leaves(leaves: list[tuple[str, Any]], lines_per_page: int = 40) -> tu
         page.insert_text((x0, y), text, fontsize=10, fontname="helv")
         width = pymupdf.get_text_length(text, fontname="helv", fontsize=10)
         box = (x0 / PAGE_W, (y - 9) / PAGE_H, min(x0 + max(width, 1), PAGE_W - 1) / PAGE_W, (y + 3) / PAGE_H)
-        evidence[pointer] = Evidence(page=page.number + 1, box=tuple(round(v, 6) for v in box), quote=text)
+        evidence[pointer] = Evidence(page=page.number + 1, box=tuple(round(v, 6) for v in box), quote=text,
+                                     verified=True)
     if doc.page_count == 0:
         doc.new_page(width=PAGE_W, height=PAGE_H)
     pdf = doc.tobytes(deflate=True, no_new_id=True)

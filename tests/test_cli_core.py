@@ -88,7 +88,7 @@ def test_show_draws_a_png(case, capsys):
         (lambda c: (c / "pred" / "inv.json").write_text("[1, 2]"), "a prediction must be a JSON object"),
         (lambda c: (c / "pred" / "inv.citations.json").write_text('{"/date": [{"page": 0}]}'),
          "inv.citations.json: /~1date/0/page: Input should be greater than or equal to 1"),
-        (lambda c: _edit_gt(c, lambda g: g.update(format="gtkit.gt/2")), "unknown format version"),
+        (lambda c: _edit_gt(c, lambda g: g.update(format="gtkit.gt/9")), "unknown format version"),
         (lambda c: (c / "ds" / "inv" / "schema.json").write_text('{"type": 12}'), "not a valid JSON Schema"),
         (lambda c: (c / "ds" / "inv" / "document.pdf").write_bytes(b"%PDF-1.7 tampered"), "hash mismatch"),
         (lambda c: (c / "ds" / "inv" / "gt.json").unlink(), "gt.json is missing"),

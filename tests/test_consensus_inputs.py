@@ -121,4 +121,4 @@ def test_every_action_with_its_keys_is_accepted(tmp_path, capsys):
     assert audit[0]["note"] == "the second" and audit[1]["when"] is None
     # evidence a person gives is written as the format writes evidence, before and after alike
     assert audit[1]["after"]["readings"][0]["evidence"][1] == {"page": 1, "box": None, "words": None, "quad": None,
-                                                                 "quote": None}
+                                                                 "quote": None, "verified": False}

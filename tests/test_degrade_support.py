@@ -101,7 +101,8 @@ def make_clean(n_lines: int = 40, lines_per_page: int = 30, fontsize: float = 10
         boxes = [(w[0] / PAGE_W, w[1] / PAGE_H, w[2] / PAGE_W, w[3] / PAGE_H) for w in ws]
         arr = np.array(boxes)
         union = (float(arr[:, 0].min()), float(arr[:, 1].min()), float(arr[:, 2].max()), float(arr[:, 3].max()))
-        evidence[pointer] = Evidence(page=pno + 1, box=union, words=boxes, quote=" ".join(w[4] for w in ws))
+        evidence[pointer] = Evidence(page=pno + 1, box=union, words=boxes, quote=" ".join(w[4] for w in ws),
+                                     verified=True)
     fields = []
     for pointer, _label, value in rows:
         fields.append(FieldEntry(path=pointer, readings=[Reading(value=value, evidence=[evidence[pointer]])],

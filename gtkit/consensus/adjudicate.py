@@ -135,7 +135,10 @@ class _Session:
                 raise self.fail(n, f"{cid} is still contested: settle its value first")
             if d.accept_box and not entry["readings"][0]["evidence"]:
                 raise self.fail(n, f"{cid} has no proposed box to accept")
-            if not d.accept_box:
+            if d.accept_box:  # a person looked at the proposed box and accepted it
+                for ev in entry["readings"][0]["evidence"]:
+                    ev["verified"] = ev.get("box") is not None
+            else:
                 entry["readings"][0]["evidence"] = self.evidence(n, d, doc)
             entry["trust"] = d.trust or "human"
             self.boxed.add(cid)
@@ -166,7 +169,8 @@ class _Session:
         for ref in d.given_evidence():
             if ref.page > pages:
                 raise self.fail(n, f"page {ref.page} is beyond the document's {pages} page(s)")
-            out.append(evidence_entry(ref.page, list(ref.box) if ref.box is not None else None))
+            out.append(evidence_entry(ref.page, list(ref.box) if ref.box is not None else None,
+                                      verified=ref.box is not None))  # a box a person drew
         return out
 
     def candidate(self, n: int, entry: dict[str, Any], q: dict[str, Any] | None, d: Accept) -> tuple[Any, list]:

@@ -23,13 +23,14 @@ def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
     box = clamp((min x, min y, max x, max y) over the quad) to [0, 1];
     every word w becomes clamp(bbox(H · corners(w))). A page-only entry (no box) is unchanged.
     A box or word pushed wholly off the page (empty after clamping) is dropped rather than made invalid.
+    `verified` carries over: the move is exact.
     """
     if ev.box is None and ev.quad is None:
         words = ev.words
         if words:
             _, wb = transform_boxes(h, words)
             words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
-        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote)
+        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote, verified=ev.verified)
     if ev.quad is not None:
         quad, box = transform_quad(h, np.asarray(ev.quad, dtype=float))
     else:
@@ -40,13 +41,14 @@ def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
         _, wb = transform_boxes(h, ev.words)
         words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
     if not _valid(box):
-        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote)
+        return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote, verified=ev.verified)
     return Evidence(
         page=ev.page,
         box=box,
         words=words,
         quad=tuple((float(x), float(y)) for x, y in quad),
         quote=ev.quote,
+        verified=ev.verified,  # moved in closed form: as verified as the parent's box
     )
 
 

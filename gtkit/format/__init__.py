@@ -11,6 +11,7 @@ from gtkit.format.bundle import (
 )
 from gtkit.format.models import (
     FORMAT_VERSION,
+    READABLE_VERSIONS,
     LENIENCIES,
     DatasetEntry,
     DocumentInfo,
@@ -43,7 +44,7 @@ from gtkit.format.writer import (
 )
 
 __all__ = [
-    "FORMAT_VERSION", "LENIENCIES", "GT_NAME", "INDEX_NAME", "PDF_NAME", "SCHEMA_NAME",
+    "FORMAT_VERSION", "READABLE_VERSIONS", "LENIENCIES", "GT_NAME", "INDEX_NAME", "PDF_NAME", "SCHEMA_NAME",
     "Bundle", "BundleWriter", "DatasetEntry", "DatasetWriter", "DocumentInfo", "Envelope", "Evidence", "FieldEntry",
     "GroundTruth", "ParentRef", "Provenance", "Reading", "SchemaInfo", "Tags", "evidence_entry", "field_entry",
     "gt_bytes", "index_entry", "is_gtkit_output", "is_dataset", "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle",

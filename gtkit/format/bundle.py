@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file
-from gtkit.format.models import FORMAT_VERSION, DatasetEntry, GroundTruth
+from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, GroundTruth, upgrade_fields
 from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
 from gtkit.schema import check_schema
 from gtkit.typed import validation_message
@@ -27,8 +27,9 @@ def parse_ground_truth(data: Any, path: Path) -> GroundTruth:
     if not isinstance(data, dict):
         raise GtkitError(f"expected a JSON object, got {type(data).__name__}", path)
     fmt = data.get("format")
-    if fmt != FORMAT_VERSION:
-        raise GtkitError(f"unknown format version {fmt!r} (this gtkit reads {FORMAT_VERSION!r})", path)
+    if fmt not in READABLE_VERSIONS:
+        raise GtkitError(f"unknown format version {fmt!r} (this gtkit reads {', '.join(map(repr, READABLE_VERSIONS))})",
+                         path)
     try:
         return GroundTruth.model_validate(data)
     except ValidationError as e:
@@ -77,6 +78,7 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False,
     if not isinstance(fields, list):
         return parse_ground_truth(data, path), None, None  # raises the precise error
     gt = parse_ground_truth({**data, "fields": []}, path)
+    upgrade_fields(fields, data.get("format"))
     if parallel and len(fields) >= PARALLEL_CHECK_MIN:
         return gt, fields, pool.submit(check_field_entries, str(Path(path).absolute()), str(path))
     return gt, fields, run_inline(validate_field_dicts, fields, path)

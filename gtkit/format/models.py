@@ -1,4 +1,4 @@
-"""Pydantic models of the shared format (`gtkit.gt/1`) and of the dataset index.
+"""Pydantic models of the shared format (`gtkit.gt/2`; `gtkit.gt/1` is read and upgraded) and of the dataset index.
 
 These models are the single source of truth: the JSON Schema shipped in
 `gtkit/format/gt.schema.json` is generated from them (`python scripts/export_format_schema.py`)
@@ -11,7 +11,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
-FORMAT_VERSION = "gtkit.gt/1"
+FORMAT_VERSION = "gtkit.gt/2"
+READABLE_VERSIONS = ("gtkit.gt/1", FORMAT_VERSION)
+VERIFIED_V1_TRUST = ("constructed", "human")
+"""In a `gtkit.gt/1` file (which had no `verified`), evidence whose entry has one of these trust levels was
+made by gtkit (synth, degrade) or drawn by a person: it reads as verified; any other (a system's citation) not."""
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Box = tuple[Unit, Unit, Unit, Unit]
@@ -54,6 +58,9 @@ class Evidence(_Strict):
         default=None, description="the box's four corners (tl, tr, br, bl) after a geometric transform, normalized"
     )
     quote: str | None = Field(default=None, description="the text under the box")
+    verified: bool = Field(default=False, description=(
+        "the box is known to show the value: constructed by synth, moved in closed form by degrade, or drawn or "
+        "accepted by a person; grounding is scored only over verified evidence"))
 
     _box = field_validator("box")(classmethod(lambda cls, v: _check_box(v)))
 
@@ -129,7 +136,8 @@ def length_tag(pages: int) -> str:
 class GroundTruth(_Strict):
     """The content of `gt.json`."""
 
-    format: Literal["gtkit.gt/1"] = Field(description="the format version; required, so a file that lacks it is refused")
+    format: Literal["gtkit.gt/1", "gtkit.gt/2"] = Field(
+        description="the format version; required, so a file that lacks it is refused. Version 1 is read as version 2")
     doc_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     document: DocumentInfo
     schema_: SchemaInfo = Field(alias="schema")
@@ -138,8 +146,33 @@ class GroundTruth(_Strict):
     expected: Any
     fields: list[FieldEntry]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("format") == "gtkit.gt/1" and isinstance(data.get("fields"), list):
+            data = {**data, "format": FORMAT_VERSION}
+            upgrade_fields(data["fields"], "gtkit.gt/1")
+        elif isinstance(data, dict) and data.get("format") == "gtkit.gt/1":
+            data = {**data, "format": FORMAT_VERSION}
+        return data
+
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
+
+
+def upgrade_fields(fields: list[Any], version: str) -> None:
+    """Field entries (parsed JSON) of a file of `version` brought to the current format, in place: a
+    `gtkit.gt/1` evidence entry gets `verified` from its entry's trust (`VERIFIED_V1_TRUST`)."""
+    if version != "gtkit.gt/1":
+        return
+    for entry in fields:
+        if not isinstance(entry, dict):
+            continue
+        verified = entry.get("trust") in VERIFIED_V1_TRUST
+        for reading in entry.get("readings") or ():
+            for ev in (reading.get("evidence") or ()) if isinstance(reading, dict) else ():
+                if isinstance(ev, dict):
+                    ev.setdefault("verified", verified)
 
 
 class DatasetEntry(BaseModel):

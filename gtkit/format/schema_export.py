@@ -24,7 +24,7 @@ def _with_header(schema: dict[str, Any], schema_id: str, title: str) -> dict[str
 
 def gt_json_schema() -> dict[str, Any]:
     schema = GroundTruth.model_json_schema(by_alias=True, mode="validation")
-    return _with_header(schema, "https://gtkit.dev/schemas/gtkit.gt-1.json", "gtkit ground truth (gtkit.gt/1)")
+    return _with_header(schema, "https://gtkit.dev/schemas/gtkit.gt-2.json", "gtkit ground truth (gtkit.gt/2)")
 
 
 def dataset_entry_json_schema() -> dict[str, Any]:

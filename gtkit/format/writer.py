@@ -70,9 +70,10 @@ class Envelope:
                    expected=gt.expected, tags=gt.tags, schema_version=gt.schema_.version)
 
 
-def evidence_entry(page: int, box: Any = None, words: Any = None, quad: Any = None, quote: str | None = None) -> dict[str, Any]:
-    """One evidence object in the format's key order."""
-    return {"page": page, "box": box, "words": words, "quad": quad, "quote": quote}
+def evidence_entry(page: int, box: Any = None, words: Any = None, quad: Any = None, quote: str | None = None,
+                   verified: bool = False) -> dict[str, Any]:
+    """One evidence object in the format's key order (`verified`: the box is known to show the value)."""
+    return {"page": page, "box": box, "words": words, "quad": quad, "quote": quote, "verified": verified}
 
 
 def field_entry(path: str, readings: list[dict[str, Any]], leniencies: list[str], trust: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from gtkit.synth.readback import SynthProblem, locate
 
 def _evidence_json(e: dict) -> dict:
     """An evidence entry with every key the format defines, in its order (absent keys are null)."""
-    return {k: e.get(k) for k in ("page", "box", "words", "quad", "quote")}
+    return {k: e.get(k) for k in ("page", "box", "words", "quad", "quote", "verified")}
 
 
 def check_synth_bundle(bundle: Bundle) -> list[Problem]:

@@ -261,7 +261,7 @@ def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Loc
                     wl = norm[k:end]
                     box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
                     quote = " ".join(texts[k:end])
-                ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote}
+                ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
                 if item.record is not None:
                     if item.pointer in evidence:  # a record value is drawn once, never in two pieces
                         problems.append(SynthProblem(item.pointer, f"page {p + 1}: {describe(item)} is printed more than once"))
