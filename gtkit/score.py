@@ -26,18 +26,15 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import AfterValidator, Field, RootModel, StrictFloat
+from typing import Any
 
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
-from gtkit.fileio import read_json
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
-from gtkit.typed import Strict, read_json_as
+from gtkit.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
 from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
 
 IOU_THRESHOLD = 0.5
@@ -76,14 +73,18 @@ class DocumentScore:
     value: Counts
     page: Counts | None  # None: the truth has no boxes, so no grounding score
     word: Counts | None
-    prediction: str = "ok"  # or "missing"
+    prediction: str = "ok"  # or why it could not be used: missing, not JSON, not an object, citations invalid
     approximate: bool = False
     tags: Tags = field(default_factory=Tags)
+    bad_citations: int = 0  # citations that could ground nothing (page beyond the document, box invalid)
+    detail: str | None = None  # the reason a prediction could not be used, naming its file
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id,
             "prediction": self.prediction,
+            **({"detail": self.detail} if self.detail else {}),
+            "bad_citations": self.bad_citations,
             "approximate": self.approximate,
             "value": self.value.to_dict(),
             "page": self.page.to_dict() if self.page else None,
@@ -211,6 +212,7 @@ class Truth:
     schema: dict[str, Any]
     expected: Any
     cells: dict[str, TruthCell]
+    pages: int = 1_000_000  # the document's page count (citations beyond it ground nothing)
     field_check: Task | None = None
     # truth-side keys of each records array, kept so that scoring several systems against one truth
     # (consensus re-score) computes them once
@@ -219,7 +221,8 @@ class Truth:
     @classmethod
     def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
         cells = {f.path: TruthCell.of(f) for f in gt.fields}
-        return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells)
+        return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells,
+                   pages=gt.document.pages)
 
     @classmethod
     def read(cls, folder: Path, pool: Pool | None = None) -> Truth:
@@ -237,7 +240,7 @@ class Truth:
             bundle.field_check.result()  # raises the models' precise complaint
             raise
         return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected,
-                   cells=cells, field_check=bundle.field_check)
+                   cells=cells, pages=bundle.gt.document.pages, field_check=bundle.field_check)
 
     def confirm(self) -> None:
         """Raise if the field entries this truth was read from fail the format models."""
@@ -287,10 +290,10 @@ class _DocumentScorer:
         self.word.n_pred += boxed  # a page-only citation claims a page, not a box
         if not correct:
             return
-        if any(c.get("page") in entry.pages for c in cites):
+        if any(c.get("page") in entry.pages for c in cites):  # a page beyond the document is in no entry.pages
             self.page.correct += 1
             if boxed and any(
-                c.get("box") is not None and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
+                c.get("box") is not None and not c.get("bad") and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
                 for c in cites for p, b in entry.boxes
             ):
                 self.word.correct += 1
@@ -385,29 +388,6 @@ class _DocumentScorer:
                 self.pred_only(item, record)
 
 
-def _json_pointer(key: str) -> str:
-    if not (key == "" or key.startswith("/")):
-        raise ValueError(f"key {key!r} is not a JSON Pointer")
-    return key
-
-
-class Citation(Strict):
-    """One place a predicted value is cited from: a 1-based page and, optionally, a box [x0, y0, x1, y1]
-    normalized to the page (without a box, the citation counts at page level only)."""
-
-    page: Annotated[int, Field(strict=True, ge=1)]
-    box: tuple[StrictFloat, StrictFloat, StrictFloat, StrictFloat] | None = None
-
-
-class Citations(RootModel[dict[Annotated[str, AfterValidator(_json_pointer)], list[Citation]]]):
-    """`<doc_id>.citations.json`: JSON Pointers of the prediction, each to its citations. A pointer that
-    names no predicted cell is not an error: it is simply never looked up."""
-
-    def as_dicts(self) -> dict[str, list[dict[str, Any]]]:
-        """The {page, box} lists the scorer reads (the form consensus hands it too)."""
-        return {pointer: [c.model_dump() for c in cites] for pointer, cites in self.root.items()}
-
-
 def score_truth(
     truth: Truth,
     predicted: Any,
@@ -415,7 +395,9 @@ def score_truth(
     *,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> DocumentScore:
-    """Score one predicted object (and its citations) against one document's truth."""
+    """Score one predicted object (and its citations) against one document's truth. Citations that can ground
+    nothing (`predictions.bad_citation`) are flagged and counted, and stay claims."""
+    bad = mark_bad_citations(citations, truth.pages) if citations else 0
     scorer = _DocumentScorer(truth, citations or {}, memory_budget)
     scorer.walk(compile_schema(truth.schema), truth.expected, predicted, "", "")
     grounded = truth.has_boxes
@@ -426,6 +408,7 @@ def score_truth(
         word=scorer.word if grounded else None,
         approximate=scorer.approximate,
         tags=truth.tags,
+        bad_citations=bad,
     )
 
 
@@ -440,8 +423,8 @@ def score_prediction(
     return score_truth(Truth.from_gt(bundle.gt, bundle.schema), predicted, citations, memory_budget=memory_budget)
 
 
-def missing_prediction(truth: Truth | Bundle) -> DocumentScore:
-    """A document with no prediction scores zero: every truth cell is a miss, nothing is predicted."""
+def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str | None = None) -> DocumentScore:
+    """A document without a usable prediction scores zero: every truth cell is a miss, nothing is predicted."""
     if isinstance(truth, Bundle):
         truth = Truth.from_gt(truth.gt, truth.schema)
     scorer = _DocumentScorer(truth, {}, DEFAULT_MEMORY_BUDGET)
@@ -452,22 +435,10 @@ def missing_prediction(truth: Truth | Bundle) -> DocumentScore:
         value=Counts(0, 0, max(scorer.value.n_truth, 1)),
         page=Counts(0, 0, scorer.page.n_truth) if grounded else None,
         word=Counts(0, 0, scorer.word.n_truth) if grounded else None,
-        prediction="missing",
+        prediction=reason,
         tags=truth.tags,
+        detail=detail,
     )
-
-
-def load_prediction(pred_dir: Path, doc_id: str) -> tuple[Any, dict[str, list[dict[str, Any]]]] | None:
-    """(object, citations) from `<doc_id>.json` and `<doc_id>.citations.json`; None when there is no prediction."""
-    path = Path(pred_dir) / f"{doc_id}.json"
-    if not path.is_file():
-        return None
-    predicted = read_json(path)
-    if not isinstance(predicted, dict):
-        raise GtkitError(f"a prediction must be a JSON object, got {type(predicted).__name__}", path)
-    cite_path = Path(pred_dir) / f"{doc_id}.citations.json"
-    citations = read_json_as(Citations, cite_path).as_dicts() if cite_path.is_file() else {}
-    return predicted, citations
 
 
 # --- aggregation -------------------------------------------------------------------------
@@ -505,6 +476,7 @@ def slice_keys(tags: Tags, axis: str) -> list[str]:
 class ScoreReport:
     documents: list[DocumentScore]
     by: str | None = None
+    unknown: list[str] = field(default_factory=list)  # prediction files that name no document of the truth
 
     def overall(self) -> dict[str, Any]:
         return summarize(self.documents)
@@ -523,6 +495,9 @@ class ScoreReport:
             "overall": self.overall(),
             "by": self.by,
             "slices": self.slices(),
+            "unusable_predictions": {d.doc_id: d.prediction for d in self.documents if d.prediction != "ok"},
+            "unknown_predictions": self.unknown,
+            "bad_citations": sum(d.bad_citations for d in self.documents),
             "documents": [d.to_dict() for d in self.documents],
         }
 
@@ -552,14 +527,14 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
                 if truth.field_check is not None:
                     truth.field_check.cancel()
                 raise
-            if loaded is None:
-                docs.append(missing_prediction(truth))
+            if not loaded.usable:
+                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail))
             else:
-                docs.append(score_truth(truth, loaded[0], loaded[1], memory_budget=memory_budget))
+                docs.append(score_truth(truth, loaded.predicted, loaded.citations, memory_budget=memory_budget))
             truth.confirm()
             if progress is not None:
                 progress(len(docs), len(folders))
-    return ScoreReport(documents=docs, by=by)
+    return ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
 
 
 PRELOAD = ("gtkit.format",)  # what the workers import once, in the fork server

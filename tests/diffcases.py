@@ -418,6 +418,8 @@ def _near_box(g: _Gen, box: list[float]) -> list[float]:
         s = max(1, round(w / 3)) + (1 if kind == "under" else 0)
         if kind == "over":
             s = max(0, s - 1)
+    if x1 + s > GRID:  # shifted left instead: a box past the page edge grounds nothing in gtkit (docs/scoring.md)
+        s = -s
     return [(x0 + s) / GRID, y0 / GRID, (x1 + s) / GRID, y1 / GRID]
 
 

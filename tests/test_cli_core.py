@@ -84,10 +84,6 @@ def test_show_draws_a_png(case, capsys):
 @pytest.mark.parametrize(
     "breakage, needle",
     [
-        (lambda c: (c / "pred" / "inv.json").write_text("{oops"), "inv.json: malformed JSON"),
-        (lambda c: (c / "pred" / "inv.json").write_text("[1, 2]"), "a prediction must be a JSON object"),
-        (lambda c: (c / "pred" / "inv.citations.json").write_text('{"/date": [{"page": 0}]}'),
-         "inv.citations.json: /~1date/0/page: Input should be greater than or equal to 1"),
         (lambda c: _edit_gt(c, lambda g: g.update(format="gtkit.gt/9")), "unknown format version"),
         (lambda c: (c / "ds" / "inv" / "schema.json").write_text('{"type": 12}'), "not a valid JSON Schema"),
         (lambda c: (c / "ds" / "inv" / "document.pdf").write_bytes(b"%PDF-1.7 tampered"), "hash mismatch"),
@@ -104,7 +100,7 @@ def test_score_bad_input_is_one_line_and_exit_2(case, capsys, breakage, needle):
 
 
 def test_debug_shows_the_traceback(case, capsys):
-    (case / "pred" / "inv.json").write_text("{oops")
+    (case / "ds" / "inv" / "schema.json").write_text('{"type": 12}')
     from gtkit.errors import GtkitError
 
     with pytest.raises(GtkitError):
@@ -133,10 +129,52 @@ def test_field_check_worker_is_stopped_when_the_run_fails_first(case, capsys, mo
     import gtkit.format.bundle as bundle_module
 
     monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)
-    (case / "pred" / "inv.json").write_text("{oops")
+    (case / "ds" / "dataset.jsonl").write_text('{"doc_id": "other", "path": "inv"}\n')  # fails after the truth is read
     code, _, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", "2"], capsys)
-    assert_one_line_error(code, err, "malformed JSON")
+    assert_one_line_error(code, err, "dataset.jsonl says doc_id 'other'")
     assert pool_workers_alive() == []  # no worker left behind
+
+
+@pytest.mark.parametrize("breakage, reason, detail", [
+    (lambda c: (c / "pred" / "inv.json").write_text("{oops"), "not JSON", "inv.json"),
+    (lambda c: (c / "pred" / "inv.json").write_text("[1, 2]"), "not an object", "a list, not an object"),
+    (lambda c: (c / "pred" / "inv.citations.json").write_text('{"/date": [{"page": 0}]}'), "citations invalid",
+     "inv.citations.json: /~1date/0/page: Input should be greater than or equal to 1"),
+    (lambda c: (c / "pred" / "inv.json").unlink(), "missing", "no such file"),
+])
+def test_an_unusable_prediction_scores_zero_and_the_run_goes_on(case, capsys, breakage, reason, detail):
+    make_bundle(case / "ds" / "inv2", INVOICE_SCHEMA, INVOICE, doc_id="inv2")
+    (case / "ds" / "dataset.jsonl").write_text('{"doc_id": "inv", "path": "inv"}\n{"doc_id": "inv2", "path": "inv2"}\n')
+    (case / "pred" / "inv2.json").write_text(json.dumps(INVOICE))
+    (case / "pred" / "stray.json").write_text("{}")
+    breakage(case)
+    code, out, _ = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    docs = {d["doc_id"]: d for d in report["documents"]}
+    assert docs["inv"]["prediction"] == reason and detail in docs["inv"]["detail"]
+    assert docs["inv"]["value"]["f1"] == 0.0 and docs["inv2"]["value"]["f1"] == 1.0
+    assert report["unusable_predictions"] == {"inv": reason} and report["unknown_predictions"] == ["stray.json"]
+    code, out, _ = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred")], capsys)
+    assert code == 0 and f"inv ({reason})" in out and "stray.json" in out
+
+
+def test_citations_that_ground_nothing_are_claims_and_counted(case, capsys):
+    cites = {"/invoice_number": [{"page": 9, "box": [0.1, 0.1, 0.2, 0.2]}], "/date": [{"page": 1, "box": [0.5, 0.1, 0.4, 0.2]}],
+             "/total": [{"page": 1, "box": [0.9, 0.1, 1.3, 0.2]}]}
+    (case / "pred" / "inv.citations.json").write_text(json.dumps(cites))
+    code, out, _ = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--json"], capsys)
+    doc = json.loads(out)["documents"][0]
+    assert code == 0 and doc["bad_citations"] == 3 and doc["value"]["f1"] == 1.0
+    assert doc["word"]["n_pred"] == 3 and doc["word"]["correct"] == 0  # claims, grounding nothing
+    assert doc["page"]["n_pred"] == 3 and doc["page"]["correct"] == 2  # page 9 matches no evidence page
+
+
+def test_nan_in_a_prediction_is_a_wrong_value(case, capsys):
+    (case / "pred" / "inv.json").write_text(json.dumps({**INVOICE, "total": float("nan")}))
+    code, out, _ = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--json"], capsys)
+    doc = json.loads(out)["documents"][0]
+    assert code == 0 and doc["value"]["correct"] == doc["value"]["n_truth"] - 1
 
 
 def test_check_reports_every_invalid_field_entry(case, capsys):

@@ -275,11 +275,15 @@ CITATION_CASES = [
 
 
 @pytest.mark.parametrize("citations, pointer, what", CITATION_CASES)
-def test_bad_citations_are_refused_by_score(scoring, capsys, citations, pointer, what):
+def test_invalid_citations_make_the_document_score_zero_with_the_reason(scoring, capsys, citations, pointer, what):
     path = scoring / "pred" / "inv.citations.json"
     path.write_text(json.dumps(citations))
-    code, err = run(["score", "--gt", str(scoring / "gt" / "inv"), "--pred", str(scoring / "pred")], capsys)
-    assert_refused(code, err, path, pointer, what)
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "--gt", str(scoring / "gt" / "inv"), "--pred", str(scoring / "pred"), "--json"])
+    assert not exc.value.code
+    doc = json.loads(capsys.readouterr().out)["documents"][0]
+    assert doc["prediction"] == "citations invalid" and doc["value"]["f1"] == 0.0
+    assert doc["detail"].startswith(f"{path}: {pointer}: {what}")
 
 
 def test_citations_of_no_predicted_cell_and_without_box_are_accepted(scoring, capsys):

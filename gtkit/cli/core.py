@@ -89,9 +89,15 @@ def print_report(report, title: str) -> None:
                       _pct(s["page_f1"]), _pct(s["word_f1"]))
     console = Console()
     console.print(table)
-    missing = [d.doc_id for d in report.documents if d.prediction == "missing"]
+    unusable = [f"{d.doc_id} ({d.prediction})" for d in report.documents if d.prediction != "ok"]
     approx = [d.doc_id for d in report.documents if d.approximate]
-    if missing:
-        console.print(f"{len(missing)} document(s) had no prediction and score 0: {', '.join(missing[:10])}")
+    bad = sum(d.bad_citations for d in report.documents)
+    if unusable:
+        console.print(f"{len(unusable)} document(s) had no usable prediction and score 0: {', '.join(unusable[:10])}")
+    if report.unknown:
+        console.print(f"{len(report.unknown)} prediction file(s) name no document of the truth: "
+                      f"{', '.join(report.unknown[:10])}")
+    if bad:
+        console.print(f"{bad} citation(s) named a page the document lacks or an invalid box: they ground nothing")
     if approx:
         console.print(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")

@@ -1,0 +1,133 @@
+"""Reading a system's predictions: `<doc_id>.json` and optional `<doc_id>.citations.json`.
+
+A prediction that cannot be used never stops a scoring run: `load_prediction` says why (`missing`,
+`not JSON`, `not an object`, `citations invalid`) and the document scores zero with that reason.
+A citations file is invalid when it is not a mapping from JSON Pointers to lists of `{page, box}`
+objects. Inside a valid file, a citation that names a page the document does not have, or a box
+that is outside [0, 1] or inverted, is still a claim: it costs precision and grounds nothing (a bad
+page matches no evidence page; a bad box gets no word-level credit, its page is judged as a page
+claim). `mark_bad_citations` flags such citations, and the report counts them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, RootModel, ValidationError
+
+from gtkit.typed import Strict, validation_message
+
+CITATIONS_SUFFIX = ".citations.json"
+MISSING, NOT_JSON, NOT_OBJECT, CITATIONS_INVALID = "missing", "not JSON", "not an object", "citations invalid"
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("Input should be a valid number")
+    return float(value)
+
+
+Number = Annotated[float, BeforeValidator(_number)]
+
+
+def _json_pointer(key: str) -> str:
+    if not (key == "" or key.startswith("/")):
+        raise ValueError(f"key {key!r} is not a JSON Pointer")
+    return key
+
+
+class Citation(Strict):
+    """One place a predicted value is cited from: a 1-based page and, optionally, a box [x0, y0, x1, y1]
+    normalized to the page (without a box, the citation counts at page level only)."""
+
+    page: Annotated[int, Field(strict=True, ge=1)]
+    box: tuple[Number, Number, Number, Number] | None = None
+
+
+class Citations(RootModel[dict[Annotated[str, AfterValidator(_json_pointer)], list[Citation]]]):
+    """`<doc_id>.citations.json`: JSON Pointers of the prediction, each to its citations. A pointer that
+    names no predicted cell is not an error: it is simply never looked up."""
+
+    def as_dicts(self) -> dict[str, list[dict[str, Any]]]:
+        """The {page, box} lists the scorer reads (the form consensus hands it too)."""
+        return {pointer: [c.model_dump() for c in cites] for pointer, cites in self.root.items()}
+
+
+@dataclass
+class Prediction:
+    """What a prediction folder holds for one document: the object and its citations, or why not."""
+
+    doc_id: str
+    predicted: Any = None
+    citations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    failure: str | None = None  # MISSING, NOT_JSON, NOT_OBJECT or CITATIONS_INVALID
+    detail: str | None = None   # the one-line reason, naming the file
+
+    @property
+    def usable(self) -> bool:
+        return self.failure is None
+
+
+def _json(path: Path) -> tuple[Any, str | None]:
+    try:
+        return json.loads(path.read_bytes()), None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        return None, f"{path}: {getattr(e, 'msg', None) or type(e).__name__}"
+
+
+def load_prediction(pred_dir: Path, doc_id: str) -> Prediction:
+    """The prediction of `doc_id` in `pred_dir`, or the reason it cannot be scored."""
+    path = Path(pred_dir) / f"{doc_id}.json"
+    if not path.is_file():
+        return Prediction(doc_id, failure=MISSING, detail=f"{path}: no such file")
+    predicted, problem = _json(path)
+    if problem:
+        return Prediction(doc_id, failure=NOT_JSON, detail=problem)
+    if not isinstance(predicted, dict):
+        return Prediction(doc_id, failure=NOT_OBJECT, detail=f"{path}: a {type(predicted).__name__}, not an object")
+    cite_path = Path(pred_dir) / f"{doc_id}{CITATIONS_SUFFIX}"
+    if not cite_path.is_file():
+        return Prediction(doc_id, predicted)
+    data, problem = _json(cite_path)
+    if problem:
+        return Prediction(doc_id, failure=CITATIONS_INVALID, detail=problem)
+    try:
+        citations = Citations.model_validate(data).as_dicts()
+    except ValidationError as e:
+        return Prediction(doc_id, failure=CITATIONS_INVALID, detail=f"{cite_path}: {validation_message(e)}")
+    return Prediction(doc_id, predicted, citations)
+
+
+def bad_citation(cite: dict[str, Any], pages: int) -> bool:
+    """A citation that can ground nothing: a page beyond the document, or a box outside [0, 1] or inverted."""
+    if cite["page"] > pages:
+        return True
+    box = cite.get("box")
+    if box is None:
+        return False
+    x0, y0, x1, y1 = box
+    return not (all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in box) and x0 < x1 and y0 < y1)
+
+
+def mark_bad_citations(citations: dict[str, list[dict[str, Any]]], pages: int) -> int:
+    """Flag (`"bad": True`) every citation that can ground nothing; returns how many there are."""
+    bad = 0
+    for cites in citations.values():
+        for cite in cites:
+            if bad_citation(cite, pages):
+                cite["bad"] = True
+                bad += 1
+    return bad
+
+
+def unknown_predictions(pred_dir: Path, doc_ids: set[str]) -> list[str]:
+    """Prediction files (`<name>.json`, citations aside) that name no document of the truth."""
+    out = []
+    for p in sorted(Path(pred_dir).glob("*.json")):
+        name = p.name[: -len(CITATIONS_SUFFIX)] if p.name.endswith(CITATIONS_SUFFIX) else p.stem
+        if name not in doc_ids:
+            out.append(p.name)
+    return out
