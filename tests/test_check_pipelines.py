@@ -50,7 +50,7 @@ def move_box(gt_file: Path, want: callable) -> str:  # type: ignore[valid-type]
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("pipelines")
-    synth("creditor_matrix", out=root / "synth", seed=3, records=60, progress=False)
+    synth("creditor_matrix", out=root / "synth", seed=3, records=60)
     degrade(root / "synth", root / "degrade", recipe="fax", seed=1, dpi=100)
     ws = root / "ws"
     simulate(ws, seed=5, n_docs=1, n_rows=8)

@@ -41,7 +41,7 @@ def refused(capsys, argv: list[str], root: Path, needle: str) -> None:  # type: 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("force")
-    synth("creditor_matrix", out=root / "W" / "bundle", seed=1, records=20, progress=False)
+    synth("creditor_matrix", out=root / "W" / "bundle", seed=1, records=20)
     simulate(root / "ws", seed=3, n_docs=1, n_rows=5)
     return root
 

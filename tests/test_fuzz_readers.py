@@ -182,5 +182,5 @@ def test_synth_data_writes_nothing_but_its_output(tmp_path_factory, rows):  # ty
     root = tmp_path_factory.mktemp("data")
     data = root / "d.jsonl"
     data.write_text("".join(json.dumps(r, allow_nan=True) + "\n" for r in rows))
-    one_line(lambda: synth("unclaimed_property", out=root / "out", seed=1, data=data, progress=False))
+    one_line(lambda: synth("unclaimed_property", out=root / "out", seed=1, data=data))
     assert {p.name for p in root.iterdir()} <= {"d.jsonl", "out"}

@@ -27,7 +27,7 @@ def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-
 def case(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("reports")
     ds = root / "ds"
-    synth("creditor_matrix", out=ds / "clean", seed=5, records=25, progress=False)
+    synth("creditor_matrix", out=ds / "clean", seed=5, records=25)
     degrade(ds / "clean", ds / "fax", recipe="fax", seed=1)
     lines = []
     pred = root / "pred"

@@ -448,7 +448,7 @@ def test_data_value_must_read_back_as_printed(tmp_path, field, value, pattern):
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(UP_ROW) + "\n" + json.dumps({**UP_ROW, field: value}) + "\n")
     with pytest.raises(GtkitError, match=rf"line 2: field '{field}': .*" + pattern) as exc:
-        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data)
     assert exc.value.path == str(data)
     assert not (tmp_path / "o").exists()
 
@@ -457,7 +457,7 @@ def test_data_values_printed_exactly_are_kept(tmp_path):
     rows = [UP_ROW, {**UP_ROW, "amount": 1234567.89}, {**UP_ROW, "amount": 7}]
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+    synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data)
     gt = json.loads((tmp_path / "o" / "gt.json").read_text())
     assert [r["amount"] for r in gt["expected"]["properties"]] == [12.5, 1234567.89, 7]
 
@@ -476,7 +476,7 @@ def test_data_values_that_cannot_be_printed_name_file_line_and_field(tmp_path, t
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(row, allow_nan=True) + "\n")
     with pytest.raises(GtkitError, match=pattern) as exc:
-        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data)
     assert exc.value.path == str(data)
 
 
@@ -484,4 +484,4 @@ def test_csv_missing_columns_are_all_named(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("owner_name,address,city,state,property_type,holder\nX,,,,WAGES,H\n")
     with pytest.raises(GtkitError, match=r"line 1: missing column\(s\) 'amount', 'year_reported'"):
-        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data, progress=False)
+        synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data)
