@@ -253,3 +253,23 @@ def test_template_families_take_data(tmp_path, capsys):  # type: ignore[no-untyp
     assert fields["/claims/0/contingent"].value is True and fields["/claims/0/contingent"].evidence
     assert fields["/claims/0/unliquidated"].value is False and fields["/claims/0/unliquidated"].evidence
     assert fields["/claims/0/disputed"].value is None and fields["/claims/0/disputed"].evidence == []
+
+
+def test_county_audit_subtotals_reconcile_to_the_cent(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    assert run(["synth", "--family", "county_audit", "--records", "60", "--seed", "3", "--out", tmp_path / "b"],
+               capsys)[0] == 0
+    assert run(["check", tmp_path / "b"], capsys)[0] == 0
+    gt = read_bundle(tmp_path / "b").gt
+    e = gt.expected
+
+    def cents(x: float) -> int:
+        return int(round(x * 100))
+
+    assert sum(len(d["line_items"]) for f in e["funds"] for d in f["departments"]) == 60
+    for f in e["funds"]:
+        for d in f["departments"]:
+            assert cents(d["department_total"]) == sum(cents(li["amount"]) for li in d["line_items"])
+        assert cents(f["fund_total"]) == sum(cents(d["department_total"]) for d in f["departments"])
+    assert cents(e["grand_total"]) == sum(cents(f["fund_total"]) for f in e["funds"])
+    paths = {f.path for f in gt.fields if f.readings[0].evidence}
+    assert "/grand_total" in paths and "/funds/0/departments/0/line_items/0/amount" in paths

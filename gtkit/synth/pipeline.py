@@ -58,6 +58,8 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
     expected = {}
     for name in family.schema.get("properties", {}):
         expected[name] = records if name == family.records_field else context.get(name)
+    if hasattr(family.module, "complete_expected"):  # document-level values derived from the records (a total)
+        family.module.complete_expected(expected)
     return expected
 
 
