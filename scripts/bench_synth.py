@@ -1,11 +1,14 @@
 #!/usr/bin/env python
 """Benchmark of `gtkit synth` against a floor measured in the same run.
 
-For each case (unclaimed_property at 26,725 rows, creditor_matrix at 8,624 records by
-default) it runs, each in its own subprocess:
+For each case (unclaimed_property at 26,725 rows, creditor_matrix at 8,624 records, and the
+template families schedule_ef at 300 claims and deviation_log at 120 deviations, their default
+sizes, and county_audit at 400 line items) it runs, each in its own subprocess:
 
 - floor: generate the same records, lay them out and render the PDF to disk, nothing
-  else (no read-back, no checks, no gt.json): `gtkit.synth.pipeline.render_only`;
+  else (no read-back, no checks, no gt.json): `gtkit.synth.pipeline.render_only`; for a
+  template family, the same template rendered by weasyprint alone (no anchors, read-back
+  or checks);
 - full:  `gtkit synth --family F --records N --seed S --out DIR --force`, the real CLI.
 
 Wall time is measured around each subprocess; peak RSS is that child's maximum resident
@@ -36,7 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_CASES = ["unclaimed_property:26725", "creditor_matrix:8624"]
+DEFAULT_CASES = ["unclaimed_property:26725", "creditor_matrix:8624", "schedule_ef:300", "deviation_log:120",
+                 "county_audit:400"]
 RSS_LIMIT_MB = 1024.0
 RATIO_LIMIT = 3.0
 
@@ -110,7 +114,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="2,000 records per family")
     args = ap.parse_args()
-    cases = args.case or (["unclaimed_property:2000", "creditor_matrix:2000"] if args.quick else DEFAULT_CASES)
+    cases = args.case or (["unclaimed_property:2000", "creditor_matrix:2000", "schedule_ef:60", "deviation_log:30",
+                           "county_audit:80"]
+                          if args.quick else DEFAULT_CASES)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bench_synth.") as tmp:
         print(f"{'case':<28} {'pages':>5} {'fields':>7} {'floor s':>8} {'full s':>7} {'ratio':>6} "

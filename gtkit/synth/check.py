@@ -26,6 +26,42 @@ def _evidence_json(e: dict) -> dict:
     return {k: e.get(k) for k in ("page", "box", "words", "quad", "quote", "verified")}
 
 
+def _compare(bundle: Bundle, fields: list[dict], g: str, problems: list[Problem]) -> list[Problem]:
+    recorded = {f["path"]: (i, f) for i, f in enumerate(bundle.field_dicts())}
+    for entry in fields:
+        at = recorded.get(entry["path"])
+        if at is None:
+            continue  # the core check reports leaves without an entry
+        i, f = at
+        have = [_evidence_json(e) for e in f["readings"][0].get("evidence") or ()]
+        want = entry["readings"][0]["evidence"]
+        if have != want:
+            problems.append(Problem(g, f"/fields/{i}", f"evidence of {entry['path']} differs from what the PDF shows "
+                                    f"({len(have)} recorded, {len(want)} found)"))
+        if len(problems) >= 50:
+            break
+    return problems
+
+
+def _check_template_bundle(bundle: Bundle, family, g: str, pdf_file: str) -> list[Problem]:
+    """Renderer template: render the family's template again for the bundle's expected (where each value
+    element is), read the bundle's PDF there (words, checkbox ink), and compare with gt.json."""
+    from gtkit.synth.template import locate_template, render_template
+
+    try:
+        rendered = render_template(family, bundle.gt.expected, title=bundle.gt.doc_id)
+    except GtkitError as e:
+        return [Problem(g, "/expected", f"cannot render expected with family {family.name!r}: {e.message}")]
+    located = locate_template(rendered, bundle.pdf_path.read_bytes())
+    problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
+    if problems:
+        return problems
+    found: list[SynthProblem] = []
+    fields = build_fields(bundle.schema, bundle.gt.expected, located.evidence, found)
+    problems = [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
+    return _compare(bundle, fields, g, problems)
+
+
 def check_synth_bundle(bundle: Bundle) -> list[Problem]:
     g = str(bundle.path / GT_NAME)
     pdf_file = str(bundle.path / PDF_NAME)
@@ -36,6 +72,8 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         return [Problem(g, "/provenance/family", e.message)]
     if canonical_sha256(family.schema) != canonical_sha256(bundle.schema):
         return [Problem(g, "/schema", f"schema.json is not the schema of family {family.name!r} in this gtkit")]
+    if family.renderer == "template":
+        return _check_template_bundle(bundle, family, g, pdf_file)
     try:
         plan = plan_document(family, gt.expected)
     except GtkitError as e:
@@ -52,17 +90,4 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         if recorded_splits != len(plan.split_records):
             problems.append(Problem(g, "/provenance/parameters/split_records",
                                     f"gt.json says {recorded_splits!r} records were split, the layout splits {len(plan.split_records)}"))
-    recorded = {f["path"]: (i, f) for i, f in enumerate(bundle.field_dicts())}
-    for entry in fields:
-        at = recorded.get(entry["path"])
-        if at is None:
-            continue  # the core check reports leaves without an entry
-        i, f = at
-        have = [_evidence_json(e) for e in f["readings"][0].get("evidence") or ()]
-        want = entry["readings"][0]["evidence"]
-        if have != want:
-            problems.append(Problem(g, f"/fields/{i}", f"evidence of {entry['path']} differs from what the PDF shows "
-                                    f"({len(have)} recorded, {len(want)} found)"))
-        if len(problems) >= 50:
-            break
-    return problems
+    return _compare(bundle, fields, g, problems)

@@ -23,6 +23,8 @@ from gtkit.schema import escape_token
 from gtkit.synth.family import Family
 from gtkit.synth.fonts import register
 
+TEMPLATE_BODY_FONT = "LiberationSans-Regular.ttf"
+
 
 def _types(prop: dict[str, Any]) -> set[str]:
     t = prop.get("type")
@@ -137,7 +139,7 @@ def printed_problem(family: Family, name: str, value: Any) -> str | None:
         return None
     if value != value or value in (float("inf"), float("-inf")):
         return f"{value!r} is not a number that can be printed"
-    if family.layout.formats.get(name) == "money" and abs(value) >= MONEY_LIMIT:
+    if family.formats.get(name) == "money" and abs(value) >= MONEY_LIMIT:
         return f"{value!r} is too large to print as an amount exactly (limit {MONEY_LIMIT:,})"
     digits = printed.replace("$", "").replace(",", "")
     try:
@@ -151,9 +153,28 @@ def printed_problem(family: Family, name: str, value: Any) -> str | None:
 
 def body_glyphs(family: Family) -> set[int]:
     """Code points the family's body font can draw (a value outside them could not be read back)."""
-    section = getattr(family.layout, family.renderer)
-    font = register(family.layout.fonts[section.font])
+    if family.layout is None:  # renderer template: the shared body font
+        font = register(TEMPLATE_BODY_FONT)
+    else:
+        section = getattr(family.layout, family.renderer)
+        font = register(family.layout.fonts[section.font])
     return set(pdfmetrics.getFont(font).face.charToGlyph)
+
+
+def _scalars(obj: dict[str, Any], prefix: str = ""):
+    """(where, field name, value) of every scalar of a record, nested records included ("comments/0/text")."""
+    for name, value in obj.items():
+        where = f"{prefix}{name}"
+        if isinstance(value, dict):
+            yield from _scalars(value, where + "/")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    yield from _scalars(item, f"{where}/{i}/")
+                else:
+                    yield f"{where}/{i}", name, item
+        else:
+            yield where, name, value
 
 
 def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
@@ -175,16 +196,16 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
             where = "".join("/" + escape_token(p) for p in err.absolute_path)
             field = f"field {where.lstrip('/')!r}: " if where else ""
             raise GtkitError(f"line {lineno}: {field}{err.message}", path)
-        for name, value in rec.items():
+        for where, name, value in _scalars(rec):
             if isinstance(value, str) and not value.split():
-                raise GtkitError(f"line {lineno}: field {name!r} is blank (use null for a missing value)", path)
+                raise GtkitError(f"line {lineno}: field {where!r} is blank (use null for a missing value)", path)
             problem = printed_problem(family, name, value)
             if problem:
-                raise GtkitError(f"line {lineno}: field {name!r}: {problem}", path)
+                raise GtkitError(f"line {lineno}: field {where!r}: {problem}", path)
             if isinstance(value, str):
                 missing = sorted({c for c in value if not c.isspace() and ord(c) not in glyphs})
                 if missing:
-                    raise GtkitError(f"line {lineno}: field {name!r}: the family's font has no glyph for "
+                    raise GtkitError(f"line {lineno}: field {where!r}: the family's font has no glyph for "
                                      f"{''.join(missing)!r} (U+{ord(missing[0]):04X})", path)
         records.append(rec)
     return records

@@ -9,8 +9,12 @@ A family folder holds:
 - `schema.json`: the task's JSON Schema (a description on every field);
 - `generator.py`: `generate_records(rng, n)` and optionally `generate_context(rng)`
   (the document-level values such as a case number), drawing only from `rng`;
-- `layout.toml`: the template: fonts, page chrome, body geometry, and the
-  renderer's own section (`[columns]` or `[table]`), plus display formats.
+- `layout.toml` (renderers `columns` and `table`): the template: fonts, page chrome,
+  body geometry, and the renderer's own section (`[columns]` or `[table]`), plus
+  display formats;
+- renderer `template`: a jinja2 HTML template and its CSS (named in family.toml's
+  `[template]` section, with the display formats), rendered by weasyprint; shared
+  pieces live in the top-level templates/ folder (see `gtkit.synth.template`).
 
 Adding a family means adding a folder: nothing in the code lists them.
 """
@@ -67,18 +71,29 @@ class FamilyTags(Strict):
     grounding: list[str] = []
 
 
+class TemplateSection(Strict):
+    """`[template]` (renderer `template`): the jinja2 HTML file and the CSS files (in the family's folder or
+    templates/), the display formats of fields by name, and how a null checkbox is drawn."""
+
+    html: str = "template.html"
+    css: list[str] = ["style.css"]
+    formats: dict[str, Literal["money", "int"]] = {}
+    null_checkbox: Literal["absent", "na"] = "absent"
+
+
 class FamilyToml(Strict):
     """`family.toml`. Validated with context {"folder": name of the family's folder}."""
 
     name: str
     description: str = ""
-    renderer: Literal["columns", "table"]
+    renderer: Literal["columns", "table", "template"]
     page: PageSpec = PageSpec()
     default_records: StrictInt = Field(gt=0)
     records_field: str
     schema_version: str = "1.0.0"
     allow_split: StrictBool = False
     tags: FamilyTags = FamilyTags()
+    template: TemplateSection | None = None
 
     @field_validator("name")
     @classmethod
@@ -93,6 +108,10 @@ class FamilyToml(Strict):
         if self.allow_split and self.renderer != "columns":
             raise error_at(("allow_split",), f"true needs renderer 'columns' (a {self.renderer} row is one line, "
                                              "never split)")
+        if self.renderer == "template" and self.template is None:
+            self.template = TemplateSection()
+        if self.template is not None and self.renderer != "template":
+            raise error_at(("template",), f"needs renderer 'template' (this family's renderer is {self.renderer!r})")
         return self
 
 
@@ -108,8 +127,9 @@ class Family:
     schema: dict[str, Any]
     schema_version: str
     tags: dict[str, Any]
-    layout: Layout
+    layout: Layout | None  # None for renderer template
     allow_split: bool = False
+    template: TemplateSection | None = None
     _module: ModuleType | None = field(default=None, repr=False)
 
     @property
@@ -132,7 +152,14 @@ class Family:
 
     def display(self, field_name: str, value: Any) -> str:
         """The text a value is printed as (strings as they are; numbers by the layout's format)."""
-        return display(self.layout.formats.get(field_name), value)
+        return display(self.formats.get(field_name), value)
+
+    @property
+    def formats(self) -> dict[str, str]:
+        if self.template is not None:
+            return dict(self.template.formats)
+        assert self.layout is not None
+        return dict(self.layout.formats)
 
 
 def display(fmt: str | None, value: Any) -> str:
@@ -166,8 +193,9 @@ def _load(folder: Path) -> Family:
         schema=schema,
         schema_version=meta.schema_version,
         tags=meta.tags.model_dump(),
-        layout=read_layout(folder / "layout.toml", meta.renderer),
+        layout=None if meta.renderer == "template" else read_layout(folder / "layout.toml", meta.renderer),
         allow_split=meta.allow_split,
+        template=meta.template,
     )
 
 

@@ -58,6 +58,8 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
     expected = {}
     for name in family.schema.get("properties", {}):
         expected[name] = records if name == family.records_field else context.get(name)
+    if hasattr(family.module, "complete_expected"):  # document-level values derived from the records (a total)
+        family.module.complete_expected(expected)
     return expected
 
 
@@ -96,8 +98,9 @@ def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
         for ev in f["readings"][0]["evidence"]:
             boxes.append(ev["box"])
             owners.append(f["path"])
-            boxes.extend(ev["words"])
-            owners.extend([f["path"]] * len(ev["words"]))
+            words = ev["words"] or []  # a checkbox has its box and no words
+            boxes.extend(words)
+            owners.extend([f["path"]] * len(words))
     if not boxes:
         return []
     arr = np.asarray(boxes, dtype=float)
@@ -168,6 +171,9 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     schema in a worker while the rendering and the read-back run here, and has a worker read back half
     the pages. `steps` counts the layout, each page rendered, each page read back and the checks."""
     steps = steps or Steps(None)
+    if family.renderer == "template":
+        return _build_template_document(family, expected, doc_id=doc_id, seed=seed, parameters=parameters,
+                                        bundle=bundle, steps=steps)
     n_records = len(expected.get(family.records_field) or [])
     background = pool if pool is not None and n_records >= BACKGROUND_MIN_RECORDS else None
     steps.expect(1)
@@ -216,6 +222,46 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     problems.extend(_numeric_problems(fields))
     if problems:
         raise _fail(problems, doc_id)
+    steps()
+    return Built(envelope=envelope, fields=fields)
+
+
+def _envelope(family: Family, expected: dict[str, Any], located: Any, *, doc_id: str, seed: int,
+              parameters: dict[str, Any]) -> Envelope:
+    tags = {k: family.tags.get(k, []) for k in ("task", "perception", "structure")}
+    tags["length"] = length_tag(located.pages)
+    tags["domain"] = family.tags.get("domain")
+    tags["grounding"] = family.tags.get("grounding", [])
+    return Envelope(
+        doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
+        provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
+                    "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer}},
+        tags=tags, expected=expected)
+
+
+def _build_template_document(family: Family, expected: dict[str, Any], *, doc_id: str, seed: int,
+                             parameters: dict[str, Any], bundle: BundleWriter, steps: Steps) -> Built:
+    """Renderer template: render the jinja2 template with weasyprint, write the PDF, locate every value
+    element's words in the file written (`gtkit.synth.template`), check, and make the gt entries."""
+    from gtkit.synth.template import locate_template, render_template
+
+    steps.expect(3)
+    rendered = render_template(family, expected, title=doc_id)
+    steps()
+    bundle.write_pdf(rendered.pdf)
+    rendered.pdf = b""
+    located = locate_template(rendered, bundle.pdf_path)
+    steps()
+    problems = list(located.problems)
+    if problems:
+        raise _fail(problems, doc_id)
+    for pointer, message in _schema_errors(family.schema, expected):
+        problems.append(SynthProblem(pointer, f"expected does not satisfy the schema: {message}"))
+    fields = build_fields(family.schema, expected, located.evidence, problems)
+    problems.extend(_numeric_problems(fields))
+    if problems:
+        raise _fail(problems, doc_id)
+    envelope = _envelope(family, expected, located, doc_id=doc_id, seed=seed, parameters=parameters)
     steps()
     return Built(envelope=envelope, fields=fields)
 
@@ -292,5 +338,9 @@ def render_only(family_name: str, *, records: int, seed: int = 0) -> bytes:
     family = get_family(family_name)
     with _no_gc():
         expected = generate_expected(family, records, seed)
+        if family.renderer == "template":  # the same template rendered by weasyprint alone
+            from gtkit.synth.template import render_template
+
+            return render_template(family, expected, title=f"{family.name}-s{seed}", measure=False).pdf
         plan = plan_document(family, expected)
         return render_pdf(plan, title=f"{family.name}-s{seed}")

@@ -1,0 +1,433 @@
+"""Renderer `template`: a family's jinja2 HTML template rendered by weasyprint, values located by measurement.
+
+A family with `renderer = "template"` ships a jinja2 HTML file and CSS (family.toml `[template]`);
+shared pieces (templates/base.css: the fonts of templates/fonts as @font-face, page chrome,
+checkbox style) live in the top-level templates/ folder, which is on the loader's path.
+
+The template draws every value through two functions, so that each value element carries an id
+made from its JSON Pointer:
+
+- `v(pointer)`: the value's text (the family's display format) in `<span class="gtv" id=...>`;
+  a null draws nothing;
+- `box(pointer)`: a boolean as a checkbox `<span class="gtcb">` (checked: `gtcb on`, a filled
+  mark drawn by CSS, no text); a null draws nothing, or "N/A" (`null_checkbox = "na"`).
+
+`doc` is the expected object (each top-level field is also a variable of its own) for the
+template's own logic; `ptr(*tokens)` joins a JSON Pointer. jinja2 runs with autoescape and
+StrictUndefined. Every non-null leaf must be drawn exactly once: a value drawn twice or never
+is an error naming the record and field, before any PDF is written.
+
+weasyprint lays out the pages (CSS paged media: repeated table headers, break-inside, margin
+boxes). Its URL fetcher refuses everything but local files under the family folder and
+templates/ (fonts only from templates/fonts). SOURCE_DATE_EPOCH is fixed while rendering, and no
+date is written, so the same records give the same bytes.
+
+Read-back (`locate_template`): each value element's page and box come from weasyprint's
+`page.anchors` (CSS px, 0.75 pt each); the words of the written PDF (PyMuPDF) whose centre lies
+inside that box are the value's words. Checks, all on the PDF: the words spell the value exactly;
+no word claimed by two values or sticking out of its element or off the page; no two words
+overlapping; every checkbox's drawn state (ink inside the box, measured on a rendering of the
+region) equals its value and no text is inside it; every font embedded and from templates/fonts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+import pymupdf
+
+from gtkit.errors import GtkitError
+from gtkit.paths import FONTS_DIR, TEMPLATES_DIR
+from gtkit.schema import compile_schema, iter_leaves, join_pointer, resolve_pointer, split_pointer
+from gtkit.synth.family import Family
+from gtkit.synth.readback import OVERLAP_TOL, TOL, Located, SynthProblem, overlapping_pairs
+
+PX = 0.75  # points per CSS px
+ID_PREFIX = "gt"
+INK_CHECKED = 0.25  # share of dark pixels inside a checkbox that reads as checked
+INK_EMPTY = 0.02  # at most this share reads as unchecked; between the two is an error
+FONT_SUFFIXES = (".ttf", ".otf", ".woff", ".woff2")
+SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip or font timestamp holds
+
+
+@dataclass
+class Mark:
+    """One value element the template drew."""
+
+    pointer: str
+    kind: str  # "text" or "checkbox"
+    text: str  # the printed text ("" for a checkbox)
+    checked: bool = False
+
+
+@dataclass
+class Rendered:
+    pdf: bytes
+    marks: dict[str, Mark]  # element id -> mark
+    anchors: list[dict[str, tuple[float, float, float, float]]]  # per page: element id -> box in points
+    page_sizes: list[tuple[float, float]]
+    font_families: frozenset[str] = frozenset()  # @font-face families (their files come from templates/fonts)
+
+
+def element_id(pointer: str) -> str:
+    return ID_PREFIX + pointer.replace("%", "%25").replace(" ", "%20")
+
+
+def describe_pointer(pointer: str, records_field: str | None = None) -> str:
+    parts = split_pointer(pointer)
+    if len(parts) >= 3 and parts[1].isdigit():
+        nested = "/".join(parts[2:])
+        return f"record {parts[1]} field {nested}"
+    return f"field {'/'.join(parts)}"
+
+
+class _Fetcher:
+    """weasyprint's URL fetcher: local files under the allowed folders only, fonts only from
+    templates/fonts; every refusal is remembered (weasyprint only warns) and fails the render."""
+
+    def __init__(self, roots: list[Path]):
+        from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+        self.roots = [r.resolve() for r in roots]
+        self.refused: list[str] = []
+        outer = self
+
+        class Fetcher(URLFetcher):
+            def fetch(self, url, headers=None):
+                path = outer.allowed(url)
+                if path is None:
+                    outer.refused.append(url)
+                    raise ValueError(f"gtkit refuses to fetch {url!r}: templates load local files only")
+                return URLFetcherResponse(url, body=path.read_bytes())
+
+        self.fetcher = Fetcher()
+
+    def allowed(self, url: str) -> Path | None:
+        parsed = urlparse(url)
+        if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+            return None
+        path = Path(unquote(parsed.path)).resolve()
+        if path.suffix.lower() in FONT_SUFFIXES:
+            return path if path.is_file() and path.is_relative_to(FONTS_DIR.resolve()) else None
+        if path.is_file() and any(path.is_relative_to(r) for r in self.roots):
+            return path
+        return None
+
+
+@contextlib.contextmanager
+def _fixed_epoch() -> Iterator[None]:
+    old = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = old
+
+
+def _environment(family: Family):
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(family.folder), str(TEMPLATES_DIR)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def _template_line(exc: BaseException) -> tuple[str | None, int | None]:
+    """The template file and line a jinja2 runtime error happened at (jinja2 rewrites the traceback
+    so template frames carry the template's file name and line)."""
+    where: tuple[str | None, int | None] = (None, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.endswith((".html", ".htm", ".j2", ".jinja")):
+            where = (frame.filename, frame.lineno)
+    return where
+
+
+class _Drawer:
+    """The functions a template draws values with; counts what it drew."""
+
+    def __init__(self, family: Family, expected: dict[str, Any]):
+        self.family = family
+        self.expected = expected
+        self.marks: dict[str, Mark] = {}
+        self.problems: list[str] = []
+        self.twice: set[str] = set()
+
+    def _lookup(self, pointer: Any) -> Any:
+        if not isinstance(pointer, str) or not pointer.startswith("/"):
+            raise GtkitError(f"v()/box() take a JSON Pointer such as '/claims/0/amount', got {pointer!r}")
+        value = resolve_pointer(self.expected, pointer, default=KeyError)
+        if value is KeyError:
+            raise GtkitError(f"{pointer}: the template draws a value that is not in the document")
+        return value
+
+    def _claim(self, pointer: str, mark: Mark) -> str:
+        eid = element_id(pointer)
+        if eid in self.marks:
+            self.twice.add(pointer)
+        self.marks[eid] = mark
+        return eid
+
+    def v(self, pointer: str, cls: str = "") -> Any:
+        from markupsafe import Markup, escape
+
+        value = self._lookup(pointer)
+        if value is None:
+            return Markup("")
+        if isinstance(value, bool):
+            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is a boolean: draw it with box(), never as text")
+        if isinstance(value, (list, dict)):
+            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} holds a {type(value).__name__}: v() draws scalars")
+        name = split_pointer(pointer)[-1]
+        text = " ".join(self.family.display(name, value).split())
+        eid = self._claim(pointer, Mark(pointer, "text", text))
+        klass = f"gtv {cls}".strip()
+        return Markup(f'<span class="{escape(klass)}" id="{escape(eid)}">{escape(text)}</span>')
+
+    def box(self, pointer: str, cls: str = "") -> Any:
+        from markupsafe import Markup, escape
+
+        value = self._lookup(pointer)
+        if value is None:
+            assert self.family.template is not None
+            if self.family.template.null_checkbox == "na":
+                return Markup('<span class="gtna">N/A</span>')
+            return Markup("")
+        if not isinstance(value, bool):
+            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is {value!r}, box() draws booleans")
+        eid = self._claim(pointer, Mark(pointer, "checkbox", "", value))
+        klass = f"gtcb{' on' if value else ''} {cls}".strip()
+        return Markup(f'<span class="{escape(klass)}" id="{escape(eid)}"></span>')
+
+
+def _page_css(family: Family) -> str:
+    w, h = family.page_size
+    return f"@page {{ size: {w:.4f}pt {h:.4f}pt; }}"
+
+
+def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[str, _Drawer]:
+    """The template's HTML for `expected`, and what it drew; raises on template errors and on values
+    drawn twice or never."""
+    import jinja2
+
+    assert family.template is not None
+    html_name = family.template.html
+    env = _environment(family)
+    drawer = _Drawer(family, expected)
+    env.globals.update(v=drawer.v, box=drawer.box, ptr=lambda *t: "".join(join_pointer("", x) for x in t),
+                       value=drawer._lookup)
+    try:
+        template = env.get_template(html_name)
+        context = {**{k: val for k, val in expected.items()}, "doc": expected, "title": title,
+                   "family": family.name, "page_css": _page_css(family)}
+        html = template.render(**context)
+    except jinja2.TemplateNotFound as e:
+        raise GtkitError(f"template {e.name!r} not found (looked in {family.folder} and {TEMPLATES_DIR})") from None
+    except jinja2.TemplateSyntaxError as e:
+        raise GtkitError(f"line {e.lineno}: template syntax error: {e.message}", e.filename or html_name) from None
+    except GtkitError as e:
+        file, line = _template_line(e)
+        raise GtkitError(f"line {line}: {e.message}" if line else e.message, file or family.folder / html_name) from None
+    except jinja2.UndefinedError as e:
+        file, line = _template_line(e)
+        raise GtkitError(f"line {line}: undefined variable: {e.message}", file or family.folder / html_name) from None
+    except Exception as e:
+        file, line = _template_line(e)
+        raise GtkitError(f"line {line}: {type(e).__name__}: {e}", file or family.folder / html_name) from None
+    template_file = family.folder / html_name
+    for pointer in sorted(drawer.twice):
+        raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is drawn more than once by the template", template_file)
+    drawn = {m.pointer for m in drawer.marks.values()}
+    for pointer, _node, value in iter_leaves(compile_schema(family.schema), expected):
+        if value is not None and pointer not in drawn:
+            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} ({value!r}) is never drawn by the template",
+                             template_file)
+    return html, drawer
+
+
+def render_template(family: Family, expected: dict[str, Any], *, title: str, measure: bool = True) -> Rendered:
+    """Render the family's template for `expected` into PDF bytes, with each value element's page and box."""
+    import weasyprint
+    from weasyprint.text.fonts import FontConfiguration
+
+    assert family.template is not None
+    html, drawer = render_html(family, expected, title)
+    fetch = _Fetcher([family.folder, TEMPLATES_DIR])
+    fonts = FontConfiguration()
+    stylesheets = []
+    families: set[str] = set()
+    for css_name in family.template.css:
+        css_path = family.folder / css_name
+        if not css_path.is_file():
+            css_path = TEMPLATES_DIR / css_name
+        if not css_path.is_file():
+            raise GtkitError(f"stylesheet {css_name!r} not found (looked in {family.folder} and {TEMPLATES_DIR})")
+        families.update(m.strip().replace(" ", "-") for m in _FONT_FACE.findall(css_path.read_text(encoding="utf-8")))
+        stylesheets.append(weasyprint.CSS(filename=str(css_path), url_fetcher=fetch.fetcher, font_config=fonts))
+    stylesheets.append(weasyprint.CSS(string=_page_css(family)))
+    with _fixed_epoch():
+        doc = weasyprint.HTML(string=html, base_url=str(family.folder / family.template.html),
+                              url_fetcher=fetch.fetcher).render(stylesheets=stylesheets, font_config=fonts)
+        if fetch.refused:
+            raise GtkitError(f"the template refers to {fetch.refused[0]!r}: a template may load local files only "
+                             "(fonts from templates/fonts)", family.folder / family.template.html)
+        pdf = doc.write_pdf()
+    anchors = []
+    sizes = []
+    for page in doc.pages:
+        sizes.append((page.width * PX, page.height * PX))
+        if measure:
+            anchors.append({k: (a[0] * PX, a[1] * PX, a[2] * PX, a[3] * PX) for k, a in page.anchors.items()
+                            if k in drawer.marks})
+    return Rendered(pdf=pdf, marks=drawer.marks, anchors=anchors, page_sizes=sizes, font_families=frozenset(families))
+
+
+_FONT_FACE = re.compile(r"@font-face\s*\{[^}]*?font-family\s*:\s*[\"']?([^;\"'}]+)", re.S)
+
+
+@lru_cache(maxsize=1)
+def shipped_font_names() -> frozenset[str]:
+    """PostScript names of the fonts under templates/fonts (what an embedded font must be)."""
+    from fontTools.ttLib import TTFont
+
+    names = set()
+    for path in FONTS_DIR.iterdir():
+        if path.suffix.lower() in (".ttf", ".otf"):
+            with TTFont(str(path), lazy=True) as f:
+                names.add(str(f["name"].getDebugName(6)))
+    return frozenset(names)
+
+
+def checkbox_ink(page: pymupdf.Page, rect: tuple[float, float, float, float]) -> float:
+    """Share of dark pixels inside a checkbox (its border excluded), from a rendering of the region."""
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    inner = pymupdf.Rect(x0 + w * 0.3, y0 + h * 0.3, x1 - w * 0.3, y1 - h * 0.3)
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(6, 6), clip=inner, colorspace=pymupdf.csGRAY, alpha=False)
+    a = np.frombuffer(pix.samples, dtype=np.uint8)
+    return float((a < 128).mean()) if a.size else 0.0
+
+
+def locate_template(rendered: Rendered, pdf: bytes | str | Path) -> Located:
+    """Find every mark of `rendered` in `pdf` (the file written, or the bundle's) and run the checks."""
+    doc = pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
+    try:
+        return _locate(rendered, doc)
+    finally:
+        doc.close()
+
+
+def _locate(rendered: Rendered, doc: pymupdf.Document) -> Located:
+    n_pages = doc.page_count
+    out = Located(pages=n_pages, page_sizes=[])
+    problems = out.problems
+    if n_pages != len(rendered.anchors):
+        problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the template rendered {len(rendered.anchors)}"))
+        return out
+    found: set[str] = set()
+    fonts_seen: set[tuple[str, str]] = set()
+    for p in range(n_pages):
+        page = doc[p]
+        pw, ph = float(page.rect.width), float(page.rect.height)
+        out.page_sizes.append((pw, ph))
+        for f in doc.get_page_fonts(p):
+            fonts_seen.add((f[3], f[1]))
+        words = page.get_text("words", sort=False)
+        n = len(words)
+        out.words += n
+        texts = [w[4] for w in words]
+        coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
+        norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
+        cx = (coords[:, 0] + coords[:, 2]) / 2
+        cy = (coords[:, 1] + coords[:, 3]) / 2
+        owner = np.full(n, -1, dtype=np.int64)
+        anchors = rendered.anchors[p]
+        for k, (eid, rect) in enumerate(sorted(anchors.items(), key=lambda kv: (kv[1][1], kv[1][0]))):
+            mark = rendered.marks[eid]
+            pointer = mark.pointer
+            what = describe_pointer(pointer)
+            if eid in found:
+                problems.append(SynthProblem(pointer, f"page {p + 1}: {what} is drawn on more than one page (split)"))
+                continue
+            found.add(eid)
+            x0, y0, x1, y1 = rect
+            if x0 < -TOL or y0 < -TOL or x1 > pw + TOL or y1 > ph + TOL or x1 <= x0 or y1 <= y0:
+                problems.append(SynthProblem(pointer, f"page {p + 1}: {what} is drawn outside the page "
+                                             f"({[round(v, 1) for v in rect]})"))
+                continue
+            inside = np.nonzero((cx >= x0) & (cx <= x1) & (cy >= y0) & (cy <= y1))[0]
+            taken = inside[owner[inside] >= 0]
+            if len(taken):
+                problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[taken[0]]!r} of {what} is also "
+                                             "inside another value's element"))
+            owner[inside] = k
+            nbox = [round(x0 / pw, 6), round(y0 / ph, 6), round(x1 / pw, 6), round(y1 / ph, 6)]
+            if mark.kind == "checkbox":
+                if len(inside):
+                    problems.append(SynthProblem(pointer, f"page {p + 1}: text {texts[inside[0]]!r} inside the "
+                                                 f"checkbox of {what}"))
+                    continue
+                ink = checkbox_ink(page, rect)
+                drawn = True if ink >= INK_CHECKED else False if ink <= INK_EMPTY else None
+                if drawn is None or drawn != mark.checked:
+                    state = "unclear" if drawn is None else ("checked" if drawn else "unchecked")
+                    problems.append(SynthProblem(pointer, f"page {p + 1}: the checkbox of {what} is drawn {state} "
+                                                 f"(ink {ink:.2f}), its value is {mark.checked}"))
+                    continue
+                ev = {"page": p + 1, "box": nbox, "words": None, "quad": None,
+                      "quote": None, "verified": True}
+            else:
+                got = "".join(texts[i] for i in inside)
+                if got != "".join(mark.text.split()):
+                    shown = " ".join(texts[i] for i in inside)
+                    problems.append(SynthProblem(pointer, f"page {p + 1}: {what} ({mark.text!r}) not found where drawn, "
+                                                 f"found {shown!r}"))
+                    continue
+                wc = coords[inside]
+                clipped = ((wc[:, 0] < x0 - TOL) | (wc[:, 2] > x1 + TOL) | (wc[:, 1] < y0 - TOL) | (wc[:, 3] > y1 + TOL))
+                if clipped.any():
+                    w = inside[np.nonzero(clipped)[0][0]]
+                    problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[w]!r} of {what} sticks out of its "
+                                                 f"element ({[round(v, 1) for v in coords[w]]} outside "
+                                                 f"{[round(v, 1) for v in rect]})"))
+                    continue
+                wl = [norm[i] for i in inside]
+                box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
+                ev = {"page": p + 1, "box": box, "words": wl, "quad": None,
+                      "quote": " ".join(texts[i] for i in inside), "verified": True}
+            out.evidence.setdefault(pointer, []).append(ev)
+        if n:
+            off = (coords[:, 0] < -TOL) | (coords[:, 1] < -TOL) | (coords[:, 2] > pw + TOL) | (coords[:, 3] > ph + TOL)
+            for w in np.nonzero(off)[0][:5]:
+                problems.append(SynthProblem("", f"page {p + 1}: word {texts[w]!r} is off the page"))
+            for a, b in overlapping_pairs(coords, OVERLAP_TOL)[:10]:
+                problems.append(SynthProblem("", f"page {p + 1}: word {texts[a]!r} overlaps word {texts[b]!r}"))
+    for eid, mark in rendered.marks.items():
+        if eid not in found:
+            problems.append(SynthProblem(mark.pointer, f"{describe_pointer(mark.pointer)} ({mark.text or mark.checked!r}) "
+                                         "has no place in the PDF (hidden or not laid out)"))
+            if len(problems) > 50:
+                break
+    allowed = shipped_font_names()
+    for name, ext in sorted(fonts_seen):
+        base = name.split("+", 1)[-1]
+        if ext in ("n/a", ""):
+            problems.append(SynthProblem("", f"font {name!r} is not embedded"))
+        elif base not in allowed and not any(base == f or base.startswith(f + "-") for f in rendered.font_families):
+            problems.append(SynthProblem("", f"font {name!r} is not one of templates/fonts (a system font was used)"))
+    return out
