@@ -31,7 +31,6 @@ from gtkit.format import (
     Envelope,
     field_entry,
     is_gtkit_output,
-    length_tag,
     write_bundle_output,
     write_dataset,
 )
@@ -40,6 +39,7 @@ from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
 from gtkit.synth.family import Family, get_family
 from gtkit.synth.layout import plan_document
+from gtkit.synth.tags import measured_tags
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
 from gtkit.workers import DEFAULT_WORKERS, Pool, pool_for, run_inline
@@ -209,16 +209,8 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
                 problems.append(SynthProblem(f["path"], f"evidence page {ev['page']} is out of range"))
     if problems:
         raise _fail(problems, doc_id)
-    tags = {k: family.tags.get(k, []) for k in ("task", "perception", "structure")}
-    tags["length"] = length_tag(located.pages)
-    tags["domain"] = family.tags.get("domain")
-    tags["grounding"] = family.tags.get("grounding", [])
     split = {"split_records": len(plan.split_records)} if family.allow_split else {}
-    envelope = Envelope(
-        doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
-        provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
-                    "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer, **split}},
-        tags=tags, expected=expected)
+    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed, parameters={**parameters, **split})
     problems.extend(_numeric_problems(fields))
     if problems:
         raise _fail(problems, doc_id)
@@ -226,16 +218,17 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     return Built(envelope=envelope, fields=fields)
 
 
-def _envelope(family: Family, expected: dict[str, Any], located: Any, *, doc_id: str, seed: int,
-              parameters: dict[str, Any]) -> Envelope:
-    tags = {k: family.tags.get(k, []) for k in ("task", "perception", "structure")}
-    tags["length"] = length_tag(located.pages)
-    tags["domain"] = family.tags.get("domain")
-    tags["grounding"] = family.tags.get("grounding", [])
+def _envelope(family: Family, expected: dict[str, Any], located: Any, fields: list[dict[str, Any]], *, doc_id: str,
+              seed: int, parameters: dict[str, Any]) -> Envelope:
+    """The document's envelope; its tags measured from the field entries (`gtkit.synth.tags`)."""
+    records = len(expected.get(family.records_field) or [])
+    tags = measured_tags(family.tags, family.records_field, records, fields, located.pages)
+    split = {k: parameters[k] for k in ("split_records",) if k in parameters}
+    rest = {k: v for k, v in parameters.items() if k not in split}
     return Envelope(
         doc_id=doc_id, page_sizes=located.page_sizes, schema=family.schema, schema_version=family.schema_version,
         provenance={"pipeline": "synth", "family": family.name, "seed": seed, "recipe": None, "parent": None,
-                    "parameters": {**parameters, "pages": located.pages, "renderer": family.renderer}},
+                    "parameters": {**rest, "pages": located.pages, "renderer": family.renderer, **split}},
         tags=tags, expected=expected)
 
 
@@ -261,7 +254,7 @@ def _build_template_document(family: Family, expected: dict[str, Any], *, doc_id
     problems.extend(_numeric_problems(fields))
     if problems:
         raise _fail(problems, doc_id)
-    envelope = _envelope(family, expected, located, doc_id=doc_id, seed=seed, parameters=parameters)
+    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed, parameters=parameters)
     steps()
     return Built(envelope=envelope, fields=fields)
 
