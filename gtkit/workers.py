@@ -150,6 +150,7 @@ class Pool:
             raise RuntimeError("the worker pool is closed")
         executor = self._executors.get(one_shot)
         if executor is None:
+            self.warm()  # the server starts shielded from Ctrl-C, before any worker needs it
             executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
                 initargs=(one_shot,), max_tasks_per_child=1 if one_shot else None)
@@ -161,9 +162,7 @@ class Pool:
         if self.inline or self._closed:
             return
         if self._context().get_start_method() == "forkserver":
-            from multiprocessing import forkserver
-
-            forkserver.ensure_running()
+            _start_server()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Task:
         """Start `fn(*args)` in a worker of its own, or (inline) run it right now."""
@@ -216,6 +215,19 @@ class Pool:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.close(kill=exc_type is not None)
+
+
+def _start_server() -> None:
+    """Start the fork server with SIGINT ignored: it inherits the disposition across its exec, so a Ctrl-C
+    while it imports its preload cannot kill it with a traceback (it ignores SIGINT once it serves, and so
+    do its workers); the caller handles Ctrl-C again as soon as the server process exists."""
+    from multiprocessing import forkserver
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 @contextlib.contextmanager
