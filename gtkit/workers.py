@@ -115,7 +115,7 @@ class Pool:
     """`workers` processes (or none with `workers=1`) for a command's whole run.
 
     Two kinds of work, two lifetimes of worker: `submit` hands one big task (a document's schema
-    check, half its read-back, a gt.json's validation) to a worker that exits once it has answered,
+    check, the words of half its pages, a gt.json's validation) to a worker that exits once it has answered,
     so what the task built goes back to the system at once (it runs without the cyclic garbage
     collector, which would only cost time); `map` streams many small tasks (pages, bundles) through
     workers that live until the pool closes. Both kinds come from the same fork server.
