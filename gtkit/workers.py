@@ -37,8 +37,10 @@ if TYPE_CHECKING:
     import concurrent.futures as cf
     import multiprocessing.context
 
-DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
-"""What the commands that overlap work by default (synth, score) use: the machine's cores, at most two."""
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+DEFAULT_WORKERS = min(2, _CORES)
+"""What the commands that overlap work by default (synth, score) use: the cores this process may run on,
+at most two."""
 
 _IN_WORKER = False
 
