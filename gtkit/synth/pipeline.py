@@ -157,7 +157,8 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
 
     A long document (`BACKGROUND_MIN_RECORDS`) with a `pool` of workers validates `expected` against the
     schema in a worker while the rendering and the read-back run here, and has a worker read the words of
-    about half the pages (`readback.locate`). `steps` counts the layout, each page rendered, each page read back and the checks."""
+    about half the pages (`readback.locate`). `steps` counts the layout, each page rendered, each page read
+    back and the checks."""
     steps = steps or Steps(None)
     n_records = len(expected.get(family.records_field) or [])
     background = pool if pool is not None and n_records >= BACKGROUND_MIN_RECORDS else None

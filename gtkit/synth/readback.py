@@ -265,7 +265,8 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
 
     if not problems and cursor < n_items:
         item = items[cursor]
-        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, the first {describe(item)}"))
+        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, "
+                                                       f"the first {describe(item)}"))
     for name, ext in sorted(fonts_seen):
         if ext in ("n/a", ""):
             problems.append(SynthProblem("", f"font {name!r} is not embedded"))
