@@ -37,8 +37,10 @@ if TYPE_CHECKING:
     import concurrent.futures as cf
     import multiprocessing.context
 
-DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
-"""What the commands that overlap work by default (synth, score) use: the machine's cores, at most two."""
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+DEFAULT_WORKERS = min(2, _CORES)
+"""What the commands that overlap work by default (synth, score) use: the cores this process may run on,
+at most two."""
 
 _IN_WORKER = False
 
@@ -115,7 +117,7 @@ class Pool:
     """`workers` processes (or none with `workers=1`) for a command's whole run.
 
     Two kinds of work, two lifetimes of worker: `submit` hands one big task (a document's schema
-    check, half its read-back, a gt.json's validation) to a worker that exits once it has answered,
+    check, the words of half its pages, a gt.json's validation) to a worker that exits once it has answered,
     so what the task built goes back to the system at once (it runs without the cyclic garbage
     collector, which would only cost time); `map` streams many small tasks (pages, bundles) through
     workers that live until the pool closes. Both kinds come from the same fork server.

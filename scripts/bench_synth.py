@@ -13,10 +13,10 @@ sizes, and county_audit at 400 line items) it runs, each in its own subprocess:
 
 Wall time is measured around each subprocess; peak RSS is that child's maximum resident
 set size from `os.wait4` (Linux reports the largest of the process and its waited-for
-children). The synth run's pool workers (a long document's schema check and half its
-read-back, see `gtkit.workers`) are started by a fork server, not waited for by the synth
-process, so their memory is not in this figure; each is smaller than the synth process
-and exits once its task is done.
+children). The synth run's pool workers (a long document's schema check, and the words
+of about half its pages; see `gtkit.workers`) are started by a fork server, not waited
+for by the synth process, so their memory is not in this figure; each is smaller than
+the synth process and exits once its task is done.
 The benchmark process itself stays small (about 30 MB), because Linux carries the
 parent's peak into a child's ru_maxrss across fork and exec.
 Each measurement is repeated (--repeat, default 3) and the median is printed, with the

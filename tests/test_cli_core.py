@@ -120,8 +120,10 @@ def test_invalid_field_entry_is_caught_inline_and_in_a_worker(case, capsys, monk
 
     monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)  # with 2 workers, a worker validates the entries
     _edit_gt(case, lambda g: g["fields"][3]["readings"][0].update(evidence=[{"page": 1, "box": [0.2, 0.2, 0.1, 0.3]}]))
-    code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", workers], capsys)
-    assert_one_line_error(code, err, f"{case / 'ds' / 'inv' / 'gt.json'}: invalid gt.json: /fields/3/readings/0/evidence/0/box")
+    code, out, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", workers],
+                         capsys)
+    gt_file = case / "ds" / "inv" / "gt.json"
+    assert_one_line_error(code, err, f"{gt_file}: invalid gt.json: /fields/3/readings/0/evidence/0/box")
     assert out == ""
 
 

@@ -421,7 +421,7 @@ def test_split_read_back_equals_single_process(tmp_path):
         two = locate(plan, pdf_file, pool=pool)  # the worker reads the second half from the file
         assert one.problems == [] and two.problems == []
         assert one.evidence == two.evidence and one.page_sizes == two.page_sizes and one.words == two.words
-        # a value missing from the second half is still caught, by the worker
+        # a value missing from the pages the worker reads is still caught
         item = plan.body_items[-5]
         item.chars = "NOTPRINTED"
         problems = locate(plan, pdf_file, pool=pool).problems

@@ -63,7 +63,7 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
     return expected
 
 
-BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and half its read-back go to workers
+BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and reading half its pages go to workers
 PRELOAD = ("gtkit.synth.pipeline",)  # what the workers import once, in the fork server
 
 Progress = Callable[[int, int], None]
@@ -168,8 +168,9 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     envelope and field entries of the document's gt.json.
 
     A long document (`BACKGROUND_MIN_RECORDS`) with a `pool` of workers validates `expected` against the
-    schema in a worker while the rendering and the read-back run here, and has a worker read back half
-    the pages. `steps` counts the layout, each page rendered, each page read back and the checks."""
+    schema in a worker while the rendering and the read-back run here, and has a worker read the words of
+    about half the pages (`readback.locate`). `steps` counts the layout, each page rendered, each page read
+    back and the checks."""
     steps = steps or Steps(None)
     if family.renderer == "template":
         return _build_template_document(family, expected, doc_id=doc_id, seed=seed, parameters=parameters,

@@ -23,7 +23,7 @@ column/cell; no two words overlapping; every font embedded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.synth.layout import Item, PagePlan, Plan, chrome_and_header
+from gtkit.synth.layout import Item, Plan, chrome_and_header
 from gtkit.workers import Pool
 
 TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)
@@ -94,120 +94,90 @@ def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None
     """Read every page's words from `pdf` (its bytes or its file) and locate every item of `plan`
     (see the module docstring).
 
-    With a `pool` that has worker processes, a worker reads the second half of the pages from the
-    PDF file while this process reads the first; the worker gets only that half's part of the plan.
-    The halves meet at the first item the plan puts on the middle page, and the first half must end
-    exactly there.
+    With a `pool` that has worker processes, a worker reads the words of the last pages from the PDF
+    file (`WORKER_SHARE` of them) while this process reads and matches the first ones; the matching
+    is one pass over all pages here, so the answer is the one read inline.
     """
     with _open(pdf) as doc:
         n_pages = doc.page_count
-    if n_pages != len(plan.pages):
-        out = Located(pages=n_pages, page_sizes=[])
-        out.problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
-        return out
-    if pool is None or pool.inline or n_pages < 8:
-        return _locate_range(plan, pdf, 0, n_pages, on_page)
-    half = n_pages // 2
-    worker = pool.submit(_locate_part, _PlanPart(plan, half), pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()))
-    try:
-        first = _locate_range(plan, pdf, 0, half, on_page)
-    except BaseException:
-        worker.cancel()
-        raise
-    second = worker.result()
-    if on_page is not None:
-        for p in range(half, n_pages):
-            on_page(p)
-    for pointer, evs in second.evidence.items():
-        have = first.evidence.get(pointer)
-        if have is None:
-            first.evidence[pointer] = evs
-        else:
-            have.extend(evs)
-    first.page_sizes.extend(second.page_sizes)
-    first.words += second.words
-    first.problems.extend(p for p in second.problems if p not in first.problems)
-    first.pages = n_pages
-    return first
+        if n_pages != len(plan.pages):
+            out = Located(pages=n_pages, page_sizes=[])
+            out.problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
+            return out
+        here = n_pages
+        if pool is not None and not pool.inline and n_pages >= 8:
+            here = n_pages - round(n_pages * WORKER_SHARE)
+        rest = None
+        if here < n_pages:
+            rest = pool.submit(read_pages, pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()), here, n_pages)
+
+        def pages() -> Iterator[PageWords]:
+            for p in range(here):
+                yield page_words(doc, p)
+            if rest is not None:
+                yield from rest.result()
+
+        try:
+            return _locate(plan, pages(), n_pages, on_page)
+        finally:
+            if rest is not None:
+                rest.cancel()  # when the matching stopped early; a no-op once the worker has answered
+
+
+WORKER_SHARE = 0.55
+"""The share of the pages whose words a worker reads: reading words is about two thirds of a page's
+read-back and the matching the rest, all of it done here, so the worker gets a little more than half."""
+
+
+@dataclass
+class PageWords:
+    """What the read-back takes from one page of the PDF: its size (points), its fonts (name, extension),
+    and its words in content-stream order, as texts and (x0, y0, x1, y1) boxes in points."""
+
+    size: tuple[float, float]
+    fonts: list[tuple[str, str]]
+    texts: list[str]
+    coords: np.ndarray
+
+
+def page_words(doc: pymupdf.Document, p: int) -> PageWords:
+    page = doc[p]
+    rect = page.rect
+    words = page.get_text("words", sort=False)
+    return PageWords(size=(float(rect.width), float(rect.height)),
+                     fonts=[(f[3], f[1]) for f in doc.get_page_fonts(p)],
+                     texts=[w[4] for w in words],
+                     coords=np.array([w[:4] for w in words], dtype=float).reshape(-1, 4))
+
+
+def read_pages(pdf: bytes | str, p0: int, p1: int) -> list[PageWords]:
+    """The words of pages p0..p1 of a PDF file (or its bytes): a pool task, small to send back."""
+    with _open(pdf) as doc:
+        return [page_words(doc, p) for p in range(p0, p1)]
 
 
 def _open(pdf: bytes | str | Path) -> pymupdf.Document:
     return pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
 
 
-class _PlanPart:
-    """What reading back the pages from p0 to the end needs of a plan, sent to a worker: the body items of
-    those pages as plain lists (cheap to pickle; a long document has hundreds of thousands), each
-    page's chrome and item range, the margin box and the split records. `plan()` rebuilds a plan
-    `_locate` reads."""
-
-    def __init__(self, plan: Plan, p0: int):
-        self.p0, self.p1 = p0, len(plan.pages)
-        self.first = plan.pages[p0].first_item
-        items = plan.body_items[self.first:]
-        columns = {name: [getattr(it, name) for it in items] for name in _ITEM_SLOTS}
-        shared: dict[Any, Any] = {}  # equal regions pickled once: a long table's cells have a few thousand
-        columns["region"] = [shared.setdefault(r, r) for r in columns["region"]]
-        self.columns = tuple(columns[name] for name in _ITEM_SLOTS)
-        self.pages = [(pp.chrome_items, pp.header_items, pp.first_item, pp.end_item) for pp in plan.pages[p0:]]
-        self.content, self.split_records = plan.content, plan.split_records
-
-    def plan(self) -> Plan:
-        pages = [PagePlan() for _ in range(self.p0)]
-        for chrome_items, header_items, first_item, end_item in self.pages:
-            pages.append(PagePlan(chrome_items=chrome_items, header_items=header_items, first_item=first_item,
-                                  end_item=end_item))
-        items: list[Any] = [None] * self.first  # the first half's items: never read here
-        new = Item.__new__
-        for row in zip(*self.columns):
-            it = new(Item)
-            for name, value in zip(_ITEM_SLOTS, row):
-                setattr(it, name, value)
-            items.append(it)
-        return Plan(page_size=(0.0, 0.0), content=self.content, pages=pages, body_items=items, record_pages=[],
-                    record_heights=[], body_box=self.content, fonts={}, split_records=self.split_records)
-
-
-_ITEM_SLOTS = Item.__slots__
-
-
-def _locate_part(part: _PlanPart, pdf: bytes | str) -> Located:
-    """A worker's half of `locate`: the pages of `part`, read from the PDF file (or bytes)."""
-    return _locate_range(part.plan(), pdf, part.p0, part.p1, None)
-
-
-def _locate_range(plan: Plan, pdf: bytes | str | Path, p0: int, p1: int, on_page) -> Located:
-    doc = _open(pdf)
-    try:
-        return _locate(plan, doc, p0, p1, on_page)
-    finally:
-        doc.close()
-
-
-def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Located:
-    n_pages = doc.page_count
+def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Located:
     out = Located(pages=n_pages, page_sizes=[])
     problems = out.problems
     evidence = out.evidence
     items = plan.body_items
     n_items = len(items)
-    cursor = plan.pages[p0].first_item
+    cursor = plan.pages[0].first_item if plan.pages else 0
     record_page: dict[int, int] = {}
     cl, ct, cr, cb = plan.content
     fonts_seen: set[tuple[str, str]] = set()
 
-    for p in range(p0, p1):
-        page = doc[p]
-        rect = page.rect
-        pw, ph = float(rect.width), float(rect.height)
+    for p, page in enumerate(pages):
+        pw, ph = page.size
         out.page_sizes.append((pw, ph))
-        for f in doc.get_page_fonts(p):
-            fonts_seen.add((f[3], f[1]))
-        words = page.get_text("words", sort=False)
-        n = len(words)
+        fonts_seen.update(page.fonts)
+        texts, coords = page.texts, page.coords
+        n = len(texts)
         out.words += n
-        texts = [w[4] for w in words]
-        coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
         norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
         page_items: list[Item] = []
         starts: list[int] = []
@@ -220,7 +190,7 @@ def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Loc
             if ci < chrome_left:
                 item = chrome_items[ci]
                 ci += 1
-            elif cursor < (n_items if p1 == n_pages else plan.pages[p1].first_item):
+            elif cursor < n_items:
                 item = items[cursor]
             else:
                 problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} where no more values were expected"))
@@ -293,10 +263,10 @@ def _locate(plan: Plan, doc: pymupdf.Document, p0: int, p1: int, on_page) -> Loc
         if on_page is not None:
             on_page(p)
 
-    end = n_items if p1 == n_pages else plan.pages[p1].first_item
-    if not problems and cursor < end:
+    if not problems and cursor < n_items:
         item = items[cursor]
-        problems.append(SynthProblem(item.pointer or "", f"{end - cursor} values never found in the PDF, the first {describe(item)}"))
+        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, "
+                                                       f"the first {describe(item)}"))
     for name, ext in sorted(fonts_seen):
         if ext in ("n/a", ""):
             problems.append(SynthProblem("", f"font {name!r} is not embedded"))
