@@ -21,7 +21,6 @@ grounded <= page-grounded <= correct values.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -31,14 +30,16 @@ from typing import Any
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
+from gtkit.explain import grounding, how_matched, is_explain_file, write_explain
+from gtkit.fileio import check_output
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
 from gtkit.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
+from gtkit.score_report import ScoreReport, parse_axes
 from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
 
 IOU_THRESHOLD = 0.5
-SLICE_AXES = ("task", "perception", "structure", "length", "domain")
 
 
 @dataclass
@@ -78,6 +79,9 @@ class DocumentScore:
     tags: Tags = field(default_factory=Tags)
     bad_citations: int = 0  # citations that could ground nothing (page beyond the document, box invalid)
     detail: str | None = None  # the reason a prediction could not be used, naming its file
+    parent: str | None = None  # a degraded document's parent doc id, and the recipe (for the paired measurement)
+    recipe: str | None = None
+    cells: list[dict[str, Any]] | None = None  # with explain: one line per cell (see `explain_cell`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -213,6 +217,8 @@ class Truth:
     expected: Any
     cells: dict[str, TruthCell]
     pages: int = 1_000_000  # the document's page count (citations beyond it ground nothing)
+    parent: str | None = None  # provenance: a degraded document's parent and recipe
+    recipe: str | None = None
     field_check: Task | None = None
     # truth-side keys of each records array, kept so that scoring several systems against one truth
     # (consensus re-score) computes them once
@@ -222,7 +228,7 @@ class Truth:
     def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
         cells = {f.path: TruthCell.of(f) for f in gt.fields}
         return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells,
-                   pages=gt.document.pages)
+                   pages=gt.document.pages, **_lineage(gt))
 
     @classmethod
     def read(cls, folder: Path, pool: Pool | None = None) -> Truth:
@@ -240,7 +246,7 @@ class Truth:
             bundle.field_check.result()  # raises the models' precise complaint
             raise
         return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected,
-                   cells=cells, pages=bundle.gt.document.pages, field_check=bundle.field_check)
+                   cells=cells, pages=bundle.gt.document.pages, field_check=bundle.field_check, **_lineage(bundle.gt))
 
     def confirm(self) -> None:
         """Raise if the field entries this truth was read from fail the format models."""
@@ -252,6 +258,11 @@ class Truth:
         return any(c.boxes for c in self.cells.values() if not c.pending)
 
 
+def _lineage(gt: GroundTruth) -> dict[str, str | None]:
+    prov = gt.provenance
+    return {"parent": prov.parent.doc_id if prov.parent else None, "recipe": prov.recipe}
+
+
 class _DocumentScorer:
     def __init__(self, truth: Truth, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
         self.fields = truth.cells
@@ -260,6 +271,21 @@ class _DocumentScorer:
         self.memory_budget = memory_budget
         self.value, self.page, self.word = Counts(), Counts(), Counts()
         self.approximate = False
+        self.trace: list[dict[str, Any]] | None = None  # with explain: one line per cell
+
+    def note(self, outcome: str, t_ptr: str | None, p_ptr: str | None, readings: Any, predicted: Any,
+             lens: tuple[str, ...] = (), entry: TruthCell | None = None) -> None:
+        """One explained cell (only with explain; see `gtkit.explain`)."""
+        assert self.trace is not None
+        correct = outcome == "correct"
+        scored = entry is not None and bool(entry.boxes) and outcome in ("correct", "wrong")
+        self.trace.append({
+            "truth": t_ptr, "pred": p_ptr, "readings": list(readings) if readings is not None else None,
+            "predicted": predicted, "outcome": outcome,
+            "matched": how_matched(readings, predicted, lens) if correct else None,
+            "grounding": grounding(entry.boxes, entry.pages, self.citations.get(p_ptr or ""), correct)
+            if scored and entry is not None else None,
+        })
 
     # --- truth cells ---------------------------------------------------------------
     def _truth(self, node: Node, pointer: str, value: Any) -> tuple[list[Any], tuple[str, ...], TruthCell | None]:
@@ -298,9 +324,13 @@ class _DocumentScorer:
             ):
                 self.word.correct += 1
 
-    def truth_only(self, node: Node, value: Any, pointer: str) -> None:
+    def truth_only(self, node: Node, value: Any, pointer: str, outcome: str = "missing_record") -> None:
         """Cells of an expected record with no predicted partner: recall denominators only."""
-        for leaf_ptr, _, _ in iter_leaves(node, value, pointer):
+        for leaf_ptr, _, leaf_value in iter_leaves(node, value, pointer):
+            if self.trace is not None:
+                entry = self.fields.get(leaf_ptr)
+                self.note("pending" if self._pending(leaf_ptr) else outcome, leaf_ptr, None,
+                          entry.values if entry else (leaf_value,), None)
             if self._pending(leaf_ptr):
                 continue
             self.value.n_truth += 1
@@ -309,9 +339,13 @@ class _DocumentScorer:
                 self.word.n_truth += 1
                 self.page.n_truth += 1
 
-    def pred_only(self, node: Node, value: Any) -> None:
+    def pred_only(self, node: Node, value: Any, pointer: str = "") -> None:
         """Cells of an extra predicted record: precision denominator only."""
-        self.value.n_pred += sum(1 for _ in iter_leaves(node, value if isinstance(value, dict) else {}, ""))
+        leaves = list(iter_leaves(node, value if isinstance(value, dict) else {}, pointer))
+        self.value.n_pred += len(leaves)
+        if self.trace is not None:
+            for leaf_ptr, _, leaf_value in leaves:
+                self.note("extra_record", None, leaf_ptr, None, leaf_value)
 
     def walk(self, node: Node, truth: Any, pred: Any, t_ptr: str, p_ptr: str) -> None:
         if node.kind == "object":
@@ -329,10 +363,14 @@ class _DocumentScorer:
             self.records(node, truth if isinstance(truth, list) else [], pred if isinstance(pred, list) else [], t_ptr, p_ptr)
         else:
             if self._pending(t_ptr):
+                if self.trace is not None:
+                    self.note("pending", t_ptr, p_ptr, self.fields[t_ptr].values, pred)
                 return
             readings, lens, entry = self._truth(node, t_ptr, truth)
             correct = keys_match(cell_keys(readings, lens), cell_keys([pred], lens))
             self.cell(entry, correct, p_ptr)
+            if self.trace is not None:
+                self.note("correct" if correct else "wrong", t_ptr, p_ptr, readings, pred, lens, entry)
 
     def _truth_rows(self, scalars: list, suffixes: list[str], truth: list[Any], t_ptr: str,
                     keys: _KeyMemo) -> tuple[list[list[tuple[tuple[str, ...], TruthCell | None, bool]]], list[list[Hashable]]]:
@@ -374,10 +412,16 @@ class _DocumentScorer:
             matched_t.add(i)
             matched_p.add(j)
             for c in range(len(scalars)):
-                _, entry, pending = truth_cells[i][c]
+                lens, entry, pending = truth_cells[i][c]
+                correct = False if pending else keys_match(truth_cols[c][i], pred_cols[c][j])
                 if not pending:
                     pred_pointer = f"{p_ptr}/{j}{suffixes[c]}" if self.citations else ""
-                    self.cell(entry, keys_match(truth_cols[c][i], pred_cols[c][j]), pred_pointer)
+                    self.cell(entry, correct, pred_pointer)
+                if self.trace is not None:
+                    tokens = scalars[c][0]
+                    self.note("pending" if pending else "correct" if correct else "wrong", f"{t_ptr}/{i}{suffixes[c]}",
+                              f"{p_ptr}/{j}{suffixes[c]}", entry.values if entry else (_get(truth[i], tokens),),
+                              _get(pred[j], tokens), lens, entry)
             for tokens, sub in nested:
                 self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)), _ptr(p_ptr, (j, *tokens)))
         for i, record in enumerate(truth):
@@ -385,7 +429,7 @@ class _DocumentScorer:
                 self.truth_only(item, record, f"{t_ptr}/{i}")
         for j, record in enumerate(pred):
             if j not in matched_p:
-                self.pred_only(item, record)
+                self.pred_only(item, record, f"{p_ptr}/{j}")
 
 
 def score_truth(
@@ -394,11 +438,14 @@ def score_truth(
     citations: dict[str, list[dict[str, Any]]] | None = None,
     *,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    explain: bool = False,
 ) -> DocumentScore:
     """Score one predicted object (and its citations) against one document's truth. Citations that can ground
-    nothing (`predictions.bad_citation`) are flagged and counted, and stay claims."""
+    nothing (`predictions.bad_citation`) are flagged and counted, and stay claims. With `explain`, the score
+    carries one line per cell (`gtkit.explain`)."""
     bad = mark_bad_citations(citations, truth.pages) if citations else 0
     scorer = _DocumentScorer(truth, citations or {}, memory_budget)
+    scorer.trace = [] if explain else None
     scorer.walk(compile_schema(truth.schema), truth.expected, predicted, "", "")
     grounded = truth.has_boxes
     return DocumentScore(
@@ -407,8 +454,9 @@ def score_truth(
         page=scorer.page if grounded else None,
         word=scorer.word if grounded else None,
         approximate=scorer.approximate,
-        tags=truth.tags,
+        tags=truth.tags, parent=truth.parent, recipe=truth.recipe,
         bad_citations=bad,
+        cells=scorer.trace,
     )
 
 
@@ -423,12 +471,14 @@ def score_prediction(
     return score_truth(Truth.from_gt(bundle.gt, bundle.schema), predicted, citations, memory_budget=memory_budget)
 
 
-def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str | None = None) -> DocumentScore:
+def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str | None = None, *,
+                       explain: bool = False) -> DocumentScore:
     """A document without a usable prediction scores zero: every truth cell is a miss, nothing is predicted."""
     if isinstance(truth, Bundle):
         truth = Truth.from_gt(truth.gt, truth.schema)
     scorer = _DocumentScorer(truth, {}, DEFAULT_MEMORY_BUDGET)
-    scorer.truth_only(compile_schema(truth.schema), truth.expected, "")
+    scorer.trace = [] if explain else None
+    scorer.truth_only(compile_schema(truth.schema), truth.expected, "", "no_prediction")
     grounded = truth.has_boxes
     return DocumentScore(
         doc_id=truth.doc_id,
@@ -436,83 +486,25 @@ def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str
         page=Counts(0, 0, scorer.page.n_truth) if grounded else None,
         word=Counts(0, 0, scorer.word.n_truth) if grounded else None,
         prediction=reason,
-        tags=truth.tags,
+        tags=truth.tags, parent=truth.parent, recipe=truth.recipe,
         detail=detail,
+        cells=scorer.trace,
     )
 
 
-# --- aggregation -------------------------------------------------------------------------
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def summarize(docs: list[DocumentScore]) -> dict[str, Any]:
-    """Unweighted means over documents (grounding over the documents that have a grounding score)."""
-    return {
-        "docs": len(docs),
-        "value_precision": _mean([d.value.precision for d in docs]),
-        "value_recall": _mean([d.value.recall for d in docs]),
-        "value_f1": _mean([d.value.f1 for d in docs]),
-        "page_f1": _mean([d.page.f1 for d in docs if d.page is not None]),
-        "word_f1": _mean([d.word.f1 for d in docs if d.word is not None]),
-        "approximate_docs": sum(d.approximate for d in docs),
-    }
-
-
-def slice_keys(tags: Tags, axis: str) -> list[str]:
-    """The slices a document belongs to on one axis; task tags slice by challenge (T1.c and T1.e: T1, once)."""
-    if axis == "task":
-        return sorted({t.split(".")[0] for t in tags.task}) or ["(none)"]
-    if axis in ("perception", "structure"):
-        return sorted(set(getattr(tags, axis))) or ["(none)"]
-    if axis in ("length", "domain"):
-        return [getattr(tags, axis) or "(none)"]
-    raise GtkitError(f"unknown slice axis {axis!r} (choose from {', '.join(SLICE_AXES)})")
-
-
-@dataclass
-class ScoreReport:
-    documents: list[DocumentScore]
-    by: str | None = None
-    unknown: list[str] = field(default_factory=list)  # prediction files that name no document of the truth
-
-    def overall(self) -> dict[str, Any]:
-        return summarize(self.documents)
-
-    def slices(self) -> dict[str, dict[str, Any]]:
-        if not self.by:
-            return {}
-        groups: dict[str, list[DocumentScore]] = defaultdict(list)
-        for d in self.documents:
-            for key in slice_keys(d.tags, self.by):
-                groups[key].append(d)
-        return {k: summarize(v) for k, v in sorted(groups.items())}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "overall": self.overall(),
-            "by": self.by,
-            "slices": self.slices(),
-            "unusable_predictions": {d.doc_id: d.prediction for d in self.documents if d.prediction != "ok"},
-            "unknown_predictions": self.unknown,
-            "bad_citations": sum(d.bad_citations for d in self.documents),
-            "documents": [d.to_dict() for d in self.documents],
-        }
-
-
 def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-               workers: int = DEFAULT_WORKERS, pool: Pool | None = None,
-               progress: Callable[[int, int], None] | None = None) -> ScoreReport:
+               workers: int = DEFAULT_WORKERS, pool: Pool | None = None, explain: Path | None = None,
+               force: bool = False, progress: Callable[[int, int], None] | None = None) -> ScoreReport:
     """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
 
     A long truth's field entries are validated in the `pool` (or one of `workers` made for this call)
-    while it is scored."""
-    if by is not None and by not in SLICE_AXES:
-        raise GtkitError(f"unknown slice axis {by!r} (choose from {', '.join(SLICE_AXES)})")
+    while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
+    `force` replaces an earlier explain file, never anything else)."""
+    parse_axes(by)
     if not Path(pred_dir).is_dir():
         raise GtkitError("prediction folder not found", pred_dir)
+    if explain is not None:
+        check_output(Path(explain), force=force, inputs=[gt, pred_dir], replaceable=is_explain_file)
     docs = []
     folders = list(iter_bundle_dirs(gt))
     with pool_for(pool, workers, preload=PRELOAD) as pool:
@@ -528,12 +520,15 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
                     truth.field_check.cancel()
                 raise
             if not loaded.usable:
-                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail))
+                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail, explain=bool(explain)))
             else:
-                docs.append(score_truth(truth, loaded.predicted, loaded.citations, memory_budget=memory_budget))
+                docs.append(score_truth(truth, loaded.predicted, loaded.citations, memory_budget=memory_budget,
+                                        explain=bool(explain)))
             truth.confirm()
             if progress is not None:
                 progress(len(docs), len(folders))
+    if explain is not None:
+        write_explain(Path(explain), docs, force=force, inputs=[gt, pred_dir])
     return ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
 
 

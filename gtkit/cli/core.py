@@ -46,6 +46,29 @@ def show(
     typer.echo(f"wrote {out}")
 
 
+def print_pairs(pairs: dict) -> None:
+    """The paired measurement: per recipe, each F1 clean, degraded and the difference (points)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="clean vs degraded (paired by provenance.parent)")
+    for col in ("recipe", "pairs", "value F1", "page F1", "word F1"):
+        table.add_column(col, justify="left" if col == "recipe" else "right")
+    for name, g in pairs["groups"].items():
+        cells = [f"{_pct(g[f'{m}_clean'])} -> {_pct(g[f'{m}_degraded'])} ({_delta(g[f'{m}_delta'])})"
+                 for m in ("value_f1", "page_f1", "word_f1")]
+        table.add_row(name, str(g["pairs"]), *cells)
+    console = Console()
+    console.print(table)
+    if pairs["without_parent"]:
+        console.print(f"{len(pairs['without_parent'])} degraded document(s) without their parent in this run: "
+                      f"{', '.join(pairs['without_parent'][:10])}")
+
+
+def _delta(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
@@ -54,13 +77,18 @@ def _pct(value: float | None) -> str:
 def score(
     gt: Path = typer.Option(..., "--gt", help="The ground truth: a dataset folder or one bundle."),
     pred: Path = typer.Option(..., "--pred", help="Folder of <doc_id>.json predictions (+ optional .citations.json)."),
-    by: str = typer.Option(None, "--by", help="Slice by task | perception | structure | length | domain."),
+    by: str = typer.Option(None, "--by", help="Slice by task | task.sub | perception | structure | length | domain | "
+                           "grounding, or two of them crossed: --by task,length."),
     as_json: bool = typer.Option(False, "--json", help="Print the machine-readable result, one entry per document."),
     memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
                                           help="Largest dense assignment block; larger blocks are approximated and flagged."),
     workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
                                 help="Worker processes beside this one: a long truth is validated by one while it "
                                 "is scored (1: none)."),
+    explain: Path = typer.Option(None, "--explain", help="Write one JSON line per cell: its outcome and why."),
+    pairs: bool = typer.Option(False, "--pairs", help="Pair each degraded document with its parent: F1 of both "
+                               "and the difference, per recipe."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier --explain file (never any other file)."),
 ) -> None:
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
@@ -68,11 +96,16 @@ def score(
     from gtkit.score import PRELOAD, score_path
 
     with Pool(workers, preload=PRELOAD) as pool, progress_bar("score") as progress:
-        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, progress=progress)
+        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, explain=explain,
+                            force=force, progress=progress)
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=1))
+        typer.echo(json.dumps(report.to_dict(pairs=pairs), indent=1))
         return
     print_report(report, f"gtkit score: {gt} vs {pred}")
+    if pairs:
+        print_pairs(report.pairs())
+    if explain is not None:
+        typer.echo(f"every cell explained: {explain}")
 
 
 def print_report(report, title: str) -> None:
@@ -80,13 +113,17 @@ def print_report(report, title: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from gtkit.score_report import METRICS
+
+    frame = report.table()
+    axes = [c for c in frame.columns if c not in ("docs", *METRICS)]
     table = Table(title=title)
-    for col in ("slice", "docs", "value P", "value R", "value F1", "page F1", "word F1"):
-        table.add_column(col, justify="left" if col == "slice" else "right")
-    rows = [("overall", report.overall())] + [(f"{report.by}={k}", v) for k, v in report.slices().items()]
-    for name, s in rows:
-        table.add_row(name, str(s["docs"]), _pct(s["value_precision"]), _pct(s["value_recall"]), _pct(s["value_f1"]),
-                      _pct(s["page_f1"]), _pct(s["word_f1"]))
+    for col in (*(axes or ["slice"]), "docs", "value P", "value R", "value F1", "page F1", "word F1"):
+        table.add_column(col, justify="left" if col in (*axes, "slice") else "right")
+    for row in frame.itertuples(index=False):
+        r = row._asdict()
+        names = [str(r[a]) for a in axes] or ["overall"]
+        table.add_row(*names, str(r["docs"]), *(_pct(None if r[m] != r[m] else r[m]) for m in METRICS))
     console = Console()
     console.print(table)
     unusable = [f"{d.doc_id} ({d.prediction})" for d in report.documents if d.prediction != "ok"]

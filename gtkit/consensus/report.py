@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gtkit import score
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
 from gtkit.format import Tags
+from gtkit.score_report import summarize
 
 if TYPE_CHECKING:
     from gtkit.consensus.run import Consensus
@@ -127,7 +128,7 @@ def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
             per_system[s].append(score.score_truth(truth, c.outputs[r.doc_id][s], cites))
     out = {}
     for s, docs in sorted(per_system.items()):
-        summary = score.summarize(docs)
+        summary = summarize(docs)
         out[s] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in summary.items()}
         out[s]["family"] = c.systems.family(s)
     return out
