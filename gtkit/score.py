@@ -21,6 +21,7 @@ grounded <= page-grounded <= correct values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -32,6 +33,7 @@ from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
 from gtkit.explain import grounding, how_matched, is_explain_file, write_explain
 from gtkit.fileio import check_output
+from gtkit.format.decode import FieldRecord, no_gc
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
@@ -203,8 +205,40 @@ class TruthCell(NamedTuple):
             pages=frozenset(ev["page"] for ev in evidence),
         )
 
+    @classmethod
+    def of_record(cls, f: FieldRecord) -> TruthCell:
+        """The same from a field entry decoded by `gtkit.format.decode` (validated as it was decoded)."""
+        readings = f.readings
+        lens = f.leniencies
+        lens = tuple(lens) if lens else ()
+        pending = f.trust == "pending"
+        if len(readings) == 1:
+            reading = readings[0]
+            if not reading.evidence:  # the common cases, kept cheap
+                return cls((reading.value,), lens, pending, (), _NO_PAGES)
+            if len(reading.evidence) == 1:
+                ev = reading.evidence[0]
+                if not ev.verified:
+                    return cls((reading.value,), lens, pending, (), _NO_PAGES)
+                return cls((reading.value,), lens, pending, ((ev.page, ev.box),) if ev.box is not None else (),
+                           _page_set(ev.page))
+        evidence = [ev for r in readings for ev in r.evidence if ev.verified]
+        return cls(
+            values=tuple(r.value for r in readings),
+            leniencies=lens,
+            pending=pending,
+            boxes=tuple((ev.page, ev.box) for ev in evidence if ev.box is not None),
+            pages=frozenset(ev.page for ev in evidence),
+        )
+
 
 _NO_PAGES: frozenset[int] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_set(page: int) -> frozenset[int]:
+    """{page}, one shared set per page (most cells cite one page)."""
+    return frozenset((page,))
 
 
 @dataclass
@@ -232,19 +266,29 @@ class Truth:
 
     @classmethod
     def read(cls, folder: Path, pool: Pool | None = None) -> Truth:
-        """Load a bundle's truth from its raw field entries while the format models validate them
-        beside it (in the `pool`, for a long document); call `confirm()` before trusting a score
-        computed from it."""
-        bundle = read_bundle(folder, raw_fields=True, pool=pool)
-        assert bundle.raw_fields is not None and bundle.field_check is not None
-        raw, cells = bundle.raw_fields, {}
-        try:
-            for i, f in enumerate(raw):
-                cells[f["path"]] = TruthCell.of_dict(f)
-                raw[i] = None  # freed as we go: the parsed entries and the cells never all coexist
-        except (KeyError, TypeError, AttributeError, ValueError):
-            bundle.field_check.result()  # raises the models' precise complaint
-            raise
+        """Load a bundle's truth for scoring. Its field entries are decoded straight into validated records
+        (`gtkit.format.decode`) where the fast decoder takes the file; otherwise they are read as parsed JSON
+        while the format models validate them beside it (in the `pool`, for a long document). Either way,
+        call `confirm()` before trusting a score computed from it."""
+        bundle = read_bundle(folder, raw_fields=True, records=True, pool=pool)
+        cells: dict[str, TruthCell] = {}
+        with no_gc():  # the cells hold no cycles: a collection on the way would only walk them
+            if bundle.records is not None:  # validated as they were decoded
+                records, bundle.records = bundle.records, None
+                of_record = TruthCell.of_record
+                for i, r in enumerate(records):
+                    cells[r.path] = of_record(r)
+                    records[i] = None  # freed as we go: the records and the cells never all coexist
+            else:
+                assert bundle.raw_fields is not None and bundle.field_check is not None
+                raw = bundle.raw_fields
+                try:
+                    for i, f in enumerate(raw):
+                        cells[f["path"]] = TruthCell.of_dict(f)
+                        raw[i] = None  # freed as we go: the parsed entries and the cells never all coexist
+                except (KeyError, TypeError, AttributeError, ValueError):
+                    bundle.field_check.result()  # raises the models' precise complaint
+                    raise
         return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected,
                    cells=cells, pages=bundle.gt.document.pages, field_check=bundle.field_check, **_lineage(bundle.gt))
 
