@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ from hypothesis import strategies as st
 from gtkit.errors import GtkitError
 from gtkit.format import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.format.bundle import load_field_records, load_ground_truth
-from gtkit.format.decode import EvidenceRecord, FieldRecord, ReadingRecord, decode_ground_truth
+from gtkit.format.decode import (NOT_DECODED, EvidenceRecord, FieldRecord, ReadingRecord,
+                                 decode_ground_truth, decode_json)
+from gtkit.predictions import Citation, Citations, _CitationRecord, _fast_citations
 from gtkit.score import TruthCell
 
 EDGE = [0, 1, -1, 2, 2.0, 1.0, 0.5, -0.0, 1.5, 10**30, 10**400, 1e308, "1", "", "/", "/a", "/a\n", "/a\nb", "a",
@@ -243,7 +246,8 @@ def check_file(path: Path) -> bool:
 
 def test_records_mirror_the_models():
     """Same keys and defaults as the pydantic models, so a field added to the format is not silently dropped."""
-    for record, model in ((EvidenceRecord, Evidence), (ReadingRecord, Reading), (FieldRecord, FieldEntry)):
+    for record, model in ((EvidenceRecord, Evidence), (ReadingRecord, Reading), (FieldRecord, FieldEntry),
+                          (_CitationRecord, Citation)):
         info = msgspec.inspect.type_info(record)
         assert {f.encode_name for f in info.fields} == {f.alias or k for k, f in model.model_fields.items()}
         for f in info.fields:
@@ -343,3 +347,82 @@ def test_left_to_the_models(tmp_path, text):
     (tmp_path / "gt.json").write_text(text, encoding="utf-8", errors="surrogatepass")
     assert load_field_records(tmp_path / "gt.json") is None
     assert not isinstance(careful(tmp_path / "gt.json"), str)
+
+
+# --- citations and predictions --------------------------------------------------------------------------------
+
+CITES = {"/a": [{"page": 1, "box": [0.1, 0.1, 0.2, 0.2]}, {"page": 2}], "": [{"page": 3, "box": None}],
+         "/b/0": [{"page": 1, "box": [0, 0, 1, 1]}], "/c": []}
+
+
+def models_citations(raw: bytes) -> dict[str, Any] | None:
+    try:
+        return Citations.model_validate(json.loads(raw)).as_dicts()
+    except Exception:  # noqa: BLE001 - any refusal
+        return None
+
+
+@FUZZ
+@given(cites=mutated(CITES) | JSON)
+def test_mutated_citations(cites):  # type: ignore[no-untyped-def]
+    raw = json.dumps(cites).encode()
+    fast = _fast_citations(raw)
+    if fast is not None:
+        slow = models_citations(raw)
+        assert slow is not None, "the fast decoder accepted citations the models refuse"
+        assert json.dumps(fast) == json.dumps(slow)  # same values, same types
+
+
+CITE_FLAWS = [
+    *[(("/a", 0, "page"), v) for v in [0, -1, 1.0, True, "1", None, 10**30]],
+    *[(("/a", 0, "box"), v) for v in [[0.1, 0.1, 0.2], [0.1, 0.1, 0.2, 0.2, 0.3], [True, 0, 1, 1], ["0", 0, 1, 1],
+                                      [None, 0, 1, 1], {}, 1, [0.5, 0.1, 0.4, 0.2], [2, -1, 10**30, 0]]],
+    *[(("/a", 0, "extra"), 1), (("/a", 0), {"box": [0, 0, 1, 1]}), (("/a", 0), [1, [0, 0, 1, 1]]), (("/a",), {}),
+      (("/a",), None), (("a",), []), (("\n",), []), (("/a",), [None])],
+]
+
+
+@pytest.mark.parametrize("where, what", CITE_FLAWS)
+def test_citations_with_one_flaw(where, what):
+    cites = copy.deepcopy(CITES)
+    parent = cites
+    for token in where[:-1]:
+        parent = parent[token]
+    parent[where[-1]] = copy.deepcopy(what)
+    raw = json.dumps(cites).encode()
+    fast = _fast_citations(raw)
+    if fast is not None:
+        assert json.dumps(fast) == json.dumps(models_citations(raw))
+
+
+def test_valid_citations_take_the_fast_path():
+    assert _fast_citations(json.dumps(CITES).encode()) == models_citations(json.dumps(CITES).encode())
+
+
+FLOAT_TEXT = st.from_regex(r"\A-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,25})?([eE][-+]?[0-9]{1,3})?\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=JSON, number=FLOAT_TEXT, indent=st.none() | st.integers(0, 2))
+def test_decode_json_is_json_loads(value, number, indent):  # type: ignore[no-untyped-def]
+    for text in (json.dumps(value, indent=indent), number, f'{{"n": [{number}]}}'):
+        fast = decode_json(text.encode())
+        if fast is not NOT_DECODED:
+            slow = json.loads(text)
+            assert json.dumps(fast) == json.dumps(slow) and repr(fast) == repr(slow)
+    assert decode_json(json.dumps(value, allow_nan=True).encode()) is NOT_DECODED or not any(
+        isinstance(v, float) and not math.isfinite(v) for v in _leaves(value))
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
+
+
+@pytest.mark.parametrize("raw", [b"NaN", b"1E400", b'"\\ud800"', b"\xef\xbb\xbf{}", b'"\xed\xa0\x80"',
+                                 "{}".encode("utf-16"), b"[" * 5000 + b"]" * 5000, b"{} x", b"\xff"])
+def test_decode_json_leaves_the_rest_to_json_loads(raw):
+    assert decode_json(raw) is NOT_DECODED
