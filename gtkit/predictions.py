@@ -12,7 +12,6 @@ claim). `mark_bad_citations` flags such citations, and the report counts them.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -72,14 +71,13 @@ def _fast_citations(raw: bytes) -> dict[str, list[dict[str, Any]]] | None:
     """`Citations.model_validate(json.loads(raw)).as_dicts()` where the fast decoder accepts the file, else None
     (then the models say what is wrong, or accept what this decoder is stricter about)."""
     try:
-        with no_gc():
+        with no_gc():  # the records are dropped before the collector could walk them
             decoded = _citations_decoder.decode(raw)
+            if any(key and key[0] != "/" for key in decoded):
+                return None
+            return {pointer: [{"page": c.page, "box": c.box} for c in cites] for pointer, cites in decoded.items()}
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError, ValueError):
         return None
-    if any(key and key[0] != "/" for key in decoded):
-        return None
-    with no_gc():
-        return {pointer: [{"page": c.page, "box": c.box} for c in cites] for pointer, cites in decoded.items()}
 
 
 @dataclass
@@ -136,14 +134,15 @@ def load_prediction(pred_dir: Path, doc_id: str) -> Prediction:
 
 
 def bad_citation(cite: dict[str, Any], pages: int) -> bool:
-    """A citation that can ground nothing: a page beyond the document, or a box outside [0, 1] or inverted."""
+    """A citation that can ground nothing: a page beyond the document, or a box outside [0, 1] or inverted
+    (a NaN or an infinity fails the comparisons, so it is outside too)."""
     if cite["page"] > pages:
         return True
     box = cite.get("box")
     if box is None:
         return False
     x0, y0, x1, y1 = box
-    return not (all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in box) and x0 < x1 and y0 < y1)
+    return not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0)
 
 
 def mark_bad_citations(citations: dict[str, list[dict[str, Any]]], pages: int) -> int:

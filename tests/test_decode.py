@@ -24,7 +24,7 @@ from gtkit.format import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.format.bundle import load_field_records, load_ground_truth
 from gtkit.format.decode import (NOT_DECODED, EvidenceRecord, FieldRecord, ReadingRecord,
                                  decode_ground_truth, decode_json)
-from gtkit.predictions import Citation, Citations, _CitationRecord, _fast_citations
+from gtkit.predictions import Citation, Citations, _CitationRecord, _fast_citations, bad_citation
 from gtkit.score import TruthCell
 
 EDGE = [0, 1, -1, 2, 2.0, 1.0, 0.5, -0.0, 1.5, 10**30, 10**400, 1e308, "1", "", "/", "/a", "/a\n", "/a\nb", "a",
@@ -426,3 +426,13 @@ def _leaves(value: Any) -> list[Any]:
                                  "{}".encode("utf-16"), b"[" * 5000 + b"]" * 5000, b"{} x", b"\xff"])
 def test_decode_json_leaves_the_rest_to_json_loads(raw):
     assert decode_json(raw) is NOT_DECODED
+
+
+@settings(max_examples=500, deadline=None)
+@given(box=st.lists(st.sampled_from([0.0, -0.0, 0.1, 0.5, 1.0, -0.1, 1.5, math.nan, math.inf, -math.inf]) |
+                    st.floats(allow_nan=True), min_size=4, max_size=4), page=st.integers(1, 4))
+def test_bad_citation_is_the_documented_rule(box, page):
+    """Outside [0, 1], not finite or inverted (x0 >= x1 or y0 >= y1), or a page beyond the document's 3."""
+    x0, y0, x1, y1 = box
+    want = page > 3 or not (all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in box) and x0 < x1 and y0 < y1)
+    assert bad_citation({"page": page, "box": tuple(box)}, 3) == want
