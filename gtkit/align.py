@@ -192,7 +192,7 @@ def _solve_dense(enc: _Encoded, ti: np.ndarray, pj: np.ndarray) -> list[tuple[in
         rows, cols = linear_sum_assignment(cost)
         t_idx, p_idx = rows, cols
     else:
-        cost = np.subtract(ncols, weights.T, dtype=np.float64)
+        cost = np.subtract(ncols, weights.T, dtype=np.float64, order="C")  # C order: SciPy copies any other
         rows, cols = linear_sum_assignment(cost)
         t_idx, p_idx = cols, rows
     del cost

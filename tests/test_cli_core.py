@@ -131,6 +131,7 @@ def test_field_check_worker_is_stopped_when_the_run_fails_first(case, capsys, mo
     import gtkit.format.bundle as bundle_module
 
     monkeypatch.setattr(bundle_module, "PARALLEL_CHECK_MIN", 1)
+    monkeypatch.setattr(bundle_module, "decode_ground_truth", lambda raw: None)  # the careful path, with its worker
     (case / "ds" / "dataset.jsonl").write_text('{"doc_id": "other", "path": "inv"}\n')  # fails after the truth is read
     code, _, err = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--workers", "2"], capsys)
     assert_one_line_error(code, err, "dataset.jsonl says doc_id 'other'")

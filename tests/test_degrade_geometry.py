@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gtkit.degrade.boxes import transform_evidence
+from gtkit.degrade.boxes import COORD_DECIMALS, stored_evidence, transform_evidence
 from gtkit.format.models import Evidence
 from gtkit.geometry import (
     apply_homography,
@@ -110,3 +110,28 @@ def test_pixel_homography_matches_pixel_centres():
 def test_page_only_evidence_is_unchanged():
     ev = Evidence(page=2, quote="x")
     assert transform_evidence(ev, page_homography(612, 792, 2.0)) == ev
+
+
+@settings(max_examples=300, deadline=None)
+@given(h=homographies(), box=boxes())
+def test_stored_evidence_rounds_and_keeps_the_box_around_its_quad(h, box):  # type: ignore[no-untyped-def]
+    exact = transform_evidence(Evidence(page=1, box=box, words=[box], quote="x", verified=True), h)
+    stored = stored_evidence(exact)
+    if exact.quad is None:
+        assert stored == exact
+        return
+    step = 0.5 * 10.0**-COORD_DECIMALS + 1e-15
+    coords = [*stored.box, *(v for p in stored.quad for v in p), *(v for w in stored.words or () for v in w)]
+    assert all(v == round(v, COORD_DECIMALS) for v in coords)
+    np.testing.assert_allclose(stored.quad, exact.quad, rtol=0, atol=step)
+    np.testing.assert_allclose(stored.box, exact.box, rtol=0, atol=step)
+    q = np.asarray(stored.quad)
+    assert stored.box == tuple(np.clip([*q.min(0), *q.max(0)], 0, 1))  # what `gtkit check` verifies
+    assert stored.verified and stored.quote == "x"
+
+
+def test_a_box_rounding_leaves_empty_is_dropped():
+    tiny = (0.5, 0.5, 0.5 + 4e-7, 0.6)
+    ev = stored_evidence(Evidence(page=1, box=(0.1, 0.1, 0.2, 0.2), words=[tiny, (0.1, 0.1, 0.2, 0.2)],
+                                  quad=((0.5, 0.5), (0.5000004, 0.5), (0.5000004, 0.6), (0.5, 0.6))))
+    assert ev.box is None and ev.quad is None and ev.words == [(0.1, 0.1, 0.2, 0.2)]

@@ -14,6 +14,7 @@ import pytest
 from gtkit.check import check_bundle
 from gtkit.cli import main
 from gtkit.degrade import degrade
+from gtkit.degrade.boxes import COORD_DECIMALS
 from gtkit.format import read_bundle, write_bundle
 from gtkit.fileio import sha256_bytes, sha256_file
 from gtkit.geometry import apply_homography, box_corners
@@ -35,6 +36,9 @@ def fax(clean, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
 def _hashes(folder: Path) -> tuple[str, str]:
     return sha256_file(folder / "document.pdf"), sha256_file(folder / "gt.json")
+
+
+STORED = 0.5 * 10.0**-COORD_DECIMALS + 1e-12
 
 
 def test_degraded_bundle_shape(clean, fax):  # type: ignore[no-untyped-def]
@@ -70,13 +74,16 @@ def test_degraded_bundle_shape(clean, fax):  # type: ignore[no-untyped-def]
         for r, pr in zip(f.readings, pf.readings, strict=True):
             for e, pe in zip(r.evidence, pr.evidence, strict=True):
                 h = np.asarray(params["pages"][e.page - 1]["geometry"]["homography"])
-                np.testing.assert_allclose(e.quad, apply_homography(h, box_corners(pe.box)), atol=1e-12)
+                # stored with COORD_DECIMALS decimals: within half a unit of the last decimal
+                np.testing.assert_allclose(e.quad, apply_homography(h, box_corners(pe.box)), rtol=0, atol=STORED)
                 q = np.asarray(e.quad)
-                np.testing.assert_allclose(e.box, np.clip([*q.min(0), *q.max(0)], 0, 1), atol=1e-15)
+                assert e.box == tuple(np.clip([*q.min(0), *q.max(0)], 0, 1))  # exactly the box around its quad
                 assert len(e.words) == len(pe.words) and e.quote == pe.quote
                 for w, pw in zip(e.words, pe.words, strict=True):
                     wq = apply_homography(h, box_corners(pw))
-                    np.testing.assert_allclose(w, np.clip([*wq.min(0), *wq.max(0)], 0, 1), atol=1e-12)
+                    np.testing.assert_allclose(w, np.clip([*wq.min(0), *wq.max(0)], 0, 1), rtol=0, atol=STORED)
+                coords = [*e.box, *(v for p in e.quad for v in p), *(v for w in e.words for v in w)]
+                assert all(v == round(v, COORD_DECIMALS) for v in coords)
 
 
 def test_check_catches_a_box_that_left_its_quad(fax, tmp_path):  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from gtkit.errors import GtkitError
 from gtkit.format import read_bundle, read_index
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.predictions import load_prediction
+from gtkit.score import Truth
 from gtkit.synth import family as family_mod
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
@@ -93,6 +94,7 @@ def test_gt_json(bundle, tmp_path_factory, data):  # type: ignore[no-untyped-def
     (folder / "b" / "gt.json").write_text(text)
     one_line(lambda: read_bundle(folder / "b"))
     one_line(lambda: read_bundle(folder / "b", raw_fields=True).field_check.result())
+    one_line(lambda: Truth.read(folder / "b").confirm())  # the fast decoder first, as `gtkit score` reads
 
 
 @FUZZ

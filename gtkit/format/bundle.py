@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file
+from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, GroundTruth, upgrade_fields
 from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
 from gtkit.schema import check_schema
@@ -84,6 +85,24 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False,
     return gt, fields, run_inline(validate_field_dicts, fields, path)
 
 
+def load_field_records(path: Path) -> tuple[GroundTruth, list[FieldRecord]] | None:
+    """A gt.json read fast, for scoring: (the model without field entries, the field entries as validated
+    `FieldRecord`s), or None where the fast decoder is stricter than the format models (see
+    `gtkit.format.decode`): then read it with `load_ground_truth`, which accepts it or names the problem."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise GtkitError("file not found", path) from None
+    except IsADirectoryError:
+        raise GtkitError("is a folder, expected a JSON file", path) from None
+    decoded = decode_ground_truth(raw)
+    del raw
+    if decoded is None:
+        return None
+    envelope, records = decoded
+    return parse_ground_truth(envelope, path), records
+
+
 @dataclass
 class Bundle:
     """A bundle on disk, its ground truth parsed and its task schema loaded."""
@@ -93,6 +112,8 @@ class Bundle:
     schema: dict[str, Any]
     raw_fields: list[Any] | None = None  # with read_bundle(raw_fields=True): gt.fields is empty, these are
     field_check: Task | None = None  # unvalidated until field_check.result() returns
+    records: list[FieldRecord] | None = None  # with read_bundle(records=True), when the fast decoder took the
+    # file: the field entries, validated (gt.fields is empty, raw_fields None)
 
     @property
     def pdf_path(self) -> Path:
@@ -109,17 +130,23 @@ class Bundle:
         return self.gt.doc_id
 
 
-def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False, pool: Pool | None = None) -> Bundle:
+def read_bundle(path: Path, *, verify: bool = True, raw_fields: bool = False, records: bool = False,
+                pool: Pool | None = None) -> Bundle:
     """Load a bundle folder; with `verify`, check the PDF and schema hashes recorded in gt.json.
 
     `raw_fields` leaves the field entries as parsed JSON under a check, running in the `pool` for a long
-    document (see `load_ground_truth`)."""
+    document (see `load_ground_truth`). `records` (with `raw_fields`) first tries the fast decoder: the field
+    entries then come back validated, as `records` (see `load_field_records`)."""
     path = Path(path)
     if not path.is_dir():
         raise GtkitError("not a bundle folder (expected document.pdf, schema.json, gt.json)", path)
     for name in (GT_NAME, SCHEMA_NAME, PDF_NAME):
         if not (path / name).is_file():
             raise GtkitError(f"not a bundle: {name} is missing", path)
+    fast = load_field_records(path / GT_NAME) if records and raw_fields else None
+    if fast is not None:
+        gt, recs = fast
+        return Bundle(path=path, gt=gt, schema=_verified_schema(path, gt, verify), records=recs)
     gt, fields, field_check = load_ground_truth(path / GT_NAME, raw_fields=raw_fields, pool=pool)
     try:
         schema = _verified_schema(path, gt, verify)
