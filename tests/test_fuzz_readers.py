@@ -2,7 +2,7 @@
 
 Each case starts from a valid file and applies one random mutation (a value replaced by any JSON value,
 a key removed, an unknown key added, the text cut short, random bytes), then reads it the way the verb
-does. Readers of consensus files live in tests/test_consensus*.py.
+does.
 """
 
 from __future__ import annotations
@@ -186,3 +186,35 @@ def test_synth_data_writes_nothing_but_its_output(tmp_path_factory, rows):  # ty
     data.write_text("".join(json.dumps(r, allow_nan=True) + "\n" for r in rows))
     one_line(lambda: synth("unclaimed_property", out=root / "out", seed=1, data=data))
     assert {p.name for p in root.iterdir()} <= {"d.jsonl", "out"}
+
+
+SYSTEMS = {"schema_sha256": "0" * 64, "citing": "a",
+           "systems": {"a": {"family": "openai", "cites": True}, "b": {"family": "google", "cites": False}}}
+DECISIONS = [{"id": "doc1#/name", "action": "accept", "system": "a", "who": "ana"},
+             {"id": "doc1#/total", "action": "edit", "value": 5, "who": "ana", "note": "page 2"},
+             {"doc": "doc1", "path": "/po", "action": "box", "box": {"page": 1, "box": [0.1, 0.1, 0.2, 0.2]},
+              "who": "bo"}]
+
+
+@FUZZ
+@given(data=st.data())
+def test_systems_toml(tmp_path_factory, data):  # type: ignore[no-untyped-def]
+    from gtkit.consensus.inputs import load_systems
+
+    value = data.draw(mutated(SYSTEMS))
+    path = tmp_path_factory.mktemp("sys") / "systems.toml"
+    try:
+        path.write_text(toml_text(value) if isinstance(value, dict) else str(value))
+    except (TypeError, ValueError):
+        path.write_text(json.dumps(value))
+    one_line(lambda: load_systems(path))
+
+
+@FUZZ
+@given(lines=st.lists(st.one_of(*(mutated(d) for d in DECISIONS), JSON), min_size=1, max_size=3))
+def test_decisions_jsonl(tmp_path_factory, lines):  # type: ignore[no-untyped-def]
+    from gtkit.consensus.decisions import read_decisions
+
+    path = tmp_path_factory.mktemp("dec") / "decisions.jsonl"
+    path.write_text("".join(json.dumps(x, allow_nan=True) + "\n" for x in lines))
+    one_line(lambda: read_decisions(path))
