@@ -207,7 +207,10 @@ class Pool:
             for p in processes:
                 with contextlib.suppress(Exception):
                     p.kill()
-            executor.shutdown(wait=True, cancel_futures=True)
+            # the executor's own bookkeeping may trip over the killed workers (a KeyError for a work item):
+            # the run is being abandoned anyway, and that must not replace the error (or Ctrl-C) that ended it
+            with contextlib.suppress(Exception):
+                executor.shutdown(wait=False, cancel_futures=True)  # its threads would wait for the dead
             for p in processes:
                 with contextlib.suppress(Exception):
                     p.join(5)

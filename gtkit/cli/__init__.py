@@ -45,6 +45,18 @@ from gtkit.cli import consensus as _consensus  # noqa: E402,F401
 from gtkit.cli import demo as _demo  # noqa: E402,F401
 
 
+def _interrupted(error: BaseException) -> bool:
+    """Whether `error` was raised while a KeyboardInterrupt was being handled."""
+    seen = set()
+    cause = error.__context__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors exit 2 (typer), input problems one line and exit 2, nothing else escapes."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -62,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         print("gtkit: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as e:  # an unexpected failure is still one line without --debug
+        if _interrupted(e):  # an error met while a Ctrl-C unwound the run (stopping its workers) is the Ctrl-C
+            print("gtkit: interrupted", file=sys.stderr)
+            sys.exit(130)
         if debug:
             raise
         print(f"gtkit: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr)
