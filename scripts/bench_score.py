@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -202,19 +200,30 @@ print(json.dumps(out))
 """
 
 
+LAUNCHER = r"""
+import resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.call(sys.argv[2:])
+wall = time.perf_counter() - start
+with open(sys.argv[1], "w") as f:
+    f.write(f"{wall} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}")
+sys.exit(code)
+"""
+
+
 def run(cmd: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, stdout) of one child process; rusage from wait4 is that child's own."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    """(wall seconds, peak RSS in MB, stdout) of one command. A small launcher process starts it and reports
+    its peak: a child started straight from this process would report this process's own peak RSS as well
+    (Linux keeps the high-water mark of the memory a vfork'ed child shared before its exec)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as usage:
+        code = subprocess.call([sys.executable, "-c", LAUNCHER, usage.name, *cmd], stdout=out, stderr=err, text=True)
         out.seek(0)
         err.seek(0)
-        if proc.returncode:
+        if code:
             raise SystemExit(f"{' '.join(cmd[:4])} failed: {err.read().strip()}")
-        return wall, usage.ru_maxrss / 1024, out.read()
+        wall, maxrss_kb = usage.read().split()
+        return float(wall), int(maxrss_kb) / 1024, out.read()
 
 
 def mem_available_mb() -> float:
