@@ -421,13 +421,22 @@ class _DocumentScorer:
         """Per truth record and column: (leniencies, truth cell, pending), and the columns' cell keys."""
         truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
         truth_cols: list[list[Hashable]] = [[] for _ in scalars]
+        # `_truth` for every cell, inlined: a long list has hundreds of thousands of them
+        columns = [(tokens, tuple(col_node.leniencies), suffix, col)
+                   for (tokens, col_node), suffix, col in zip(scalars, suffixes, truth_cols)]
+        fields_get, cell_key = self.fields.get, keys.cell
         for i, record in enumerate(truth):
+            prefix = f"{t_ptr}/{i}"
             row = []
-            for c, (tokens, col_node) in enumerate(scalars):
-                readings, lens, entry = self._truth(col_node, f"{t_ptr}/{i}{suffixes[c]}", _get(record, tokens))
-                pending = entry is not None and entry.pending
+            for tokens, node_lens, suffix, col in columns:
+                entry = fields_get(prefix + suffix)
+                if entry is None:
+                    readings, lens, pending = (_get(record, tokens),), node_lens, False
+                else:
+                    readings, pending = entry.values, entry.pending
+                    lens = tuple(sorted({*entry.leniencies, *node_lens})) if node_lens or entry.leniencies else ()
                 row.append((lens, entry, pending))
-                truth_cols[c].append(("pending",) if pending else keys.cell(readings, lens))
+                col.append(("pending",) if pending else cell_key(readings, lens))
             truth_cells.append(row)
         return truth_cells, truth_cols
 

@@ -9,7 +9,8 @@ prediction drops 2% of the rows, inserts 1% new ones (sharing no value with the 
   evidence as synth writes it (box, one box per word, quote); every predicted cell carries a
   citation (its source row's box, slightly shifted; an inserted row cites a random place).
 
-Printed per mode: wall time and peak RSS of the `gtkit score` process and its counts; once, the
+Printed per mode: wall time and peak RSS of the `gtkit score` process (with its workers: the peak of their
+sum, sampled every 50 ms, or the exact peak of the largest process if that is more) and its counts; once, the
 same for a dense `linear_sum_assignment` over the full mismatch matrix (skipped with a message
 where it would not fit in memory), which also counts grounding over its own pairing by the rules
 of docs/scoring.md; their ratios, and whether gtkit reaches the same counts (exactness: correct
@@ -22,11 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -202,19 +201,53 @@ print(json.dumps(out))
 """
 
 
-def run(cmd: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, stdout) of one child process; rusage from wait4 is that child's own."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+LAUNCHER = r"""
+import os, resource, subprocess, sys, time
+from pathlib import Path
+
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+def tree_rss_kb(root):
+    # resident memory of `root` and every process below it (a worker pool), from /proc
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_KB
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                todo += map(int, Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
+        except (OSError, ValueError):
+            pass
+    return total
+
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:])
+tree_peak = 0
+while proc.poll() is None:
+    tree_peak = max(tree_peak, tree_rss_kb(proc.pid))
+    time.sleep(0.05)
+wall = time.perf_counter() - start
+with open(sys.argv[1], "w") as f:
+    f.write(f"{wall} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} {tree_peak}")
+sys.exit(proc.returncode)
+"""
+
+
+def run(cmd: list[str]) -> tuple[float, float, float, str]:
+    """(wall seconds, peak RSS of its largest process in MB, peak RSS of its process tree in MB, stdout) of one
+    command. A small launcher process starts it: its own rusage gives the largest process's exact peak, and it
+    samples the whole tree (a worker pool included) every 50 ms. A child started straight from this process
+    would report this process's peak as its own (Linux keeps the high-water mark of the memory a vfork'ed child
+    shared before its exec)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as usage:
+        code = subprocess.call([sys.executable, "-c", LAUNCHER, usage.name, *cmd], stdout=out, stderr=err, text=True)
         out.seek(0)
         err.seek(0)
-        if proc.returncode:
+        if code:
             raise SystemExit(f"{' '.join(cmd[:4])} failed: {err.read().strip()}")
-        return wall, usage.ru_maxrss / 1024, out.read()
+        wall, maxrss_kb, tree_kb = usage.read().split()
+        return float(wall), int(maxrss_kb) / 1024, max(int(tree_kb), int(maxrss_kb)) / 1024, out.read()
 
 
 def mem_available_mb() -> float:
@@ -249,8 +282,8 @@ def main() -> None:
             root.mkdir()
             write_case(root, rows, pred, cites if mode == "boxed" else None)
             size = (root / "gt" / "gt.json").stat().st_size / 2**20
-            wall, rss, out = run([sys.executable, "-m", "gtkit", "score", "--gt", str(root / "gt"), "--pred",
-                                  str(root / "pred"), "--json"])
+            wall, _, rss, out = run([sys.executable, "-m", "gtkit", "score", "--gt", str(root / "gt"), "--pred",
+                                     str(root / "pred"), "--json"])
             doc = json.loads(out)["documents"][0]
             results[mode] = (wall, rss, doc)
             print(f"gtkit score {mode:5}  wall {wall:6.2f} s   peak RSS {rss:7.0f} MB   gt.json {size:5.1f} MB   "
@@ -263,7 +296,7 @@ def main() -> None:
             print(f"dense baseline   skipped: needs about {need_mb:,.0f} MB, {mem_available_mb():,.0f} MB available")
         else:
             mode = modes[-1]  # the values are the same in both modes; the boxed case also has the grounding
-            bwall, brss, bout = run([sys.executable, "-c", BASELINE, str(Path(tmp) / mode),
+            bwall, _, brss, bout = run([sys.executable, "-c", BASELINE, str(Path(tmp) / mode),
                                      *(["boxed"] if mode == "boxed" else [])])
             base = json.loads(bout)
             print(f"dense Hungarian   wall {bwall:6.2f} s   peak RSS {brss:7.0f} MB   value correct {base['correct']}"

@@ -83,8 +83,8 @@ def score(
     memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
                                           help="Largest dense assignment block; larger blocks are approximated and flagged."),
     workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
-                                help="Worker processes beside this one: a long truth is validated by one while it "
-                                "is scored (1: none)."),
+                                help="Worker processes beside this one: a long truth the fast reader declines (an "
+                                "older format) is validated by one while it is scored (1: none)."),
     explain: Path = typer.Option(None, "--explain", help="Write one JSON line per cell: its outcome and why."),
     pairs: bool = typer.Option(False, "--pairs", help="Pair each degraded document with its parent: F1 of both "
                                "and the difference, per recipe."),
