@@ -7,6 +7,7 @@ the problem, exiting with status 2; `--debug` shows the traceback instead.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -45,6 +46,16 @@ from gtkit.cli import consensus as _consensus  # noqa: E402,F401
 from gtkit.cli import demo as _demo  # noqa: E402,F401
 
 
+def _exit_interrupted() -> None:
+    """Exit 130 at once. Every staging folder was removed and every worker killed while the Ctrl-C unwound
+    the run; the interpreter's exit hooks would only wait on the thread of a worker pool that was just
+    abandoned (concurrent.futures joins it), which can hang, so they are skipped."""
+    print("gtkit: interrupted", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
 def _interrupted(error: BaseException) -> bool:
     """Whether `error` was raised while a KeyboardInterrupt was being handled."""
     seen = set()
@@ -71,12 +82,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"gtkit: error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        print("gtkit: interrupted", file=sys.stderr)
-        sys.exit(130)
+        _exit_interrupted()
     except Exception as e:  # an unexpected failure is still one line without --debug
         if _interrupted(e):  # an error met while a Ctrl-C unwound the run (stopping its workers) is the Ctrl-C
-            print("gtkit: interrupted", file=sys.stderr)
-            sys.exit(130)
+            _exit_interrupted()
         if debug:
             raise
         print(f"gtkit: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr)
