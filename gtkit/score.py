@@ -22,6 +22,7 @@ grounded <= page-grounded <= correct values.
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -550,8 +551,8 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
                force: bool = False, progress: Callable[[int, int], None] | None = None) -> ScoreReport:
     """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
 
-    A long truth's field entries are validated in the `pool` (or one of `workers` made for this call)
-    while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
+    A long truth the fast reader declines (an older format) has its field entries validated in the `pool`
+    (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
     `force` replaces an earlier explain file, never anything else).
 
     The cyclic garbage collector is paused meanwhile: reading and scoring a long document build millions of
@@ -583,6 +584,7 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
                                         explain=bool(explain)))
             truth.confirm()
             truth = loaded = None  # freed now: the collector, back on after the loop, would walk them
+            gc.collect(0)  # whatever reference cycles the document left (none known): a dataset never piles them up
             if progress is not None:
                 progress(len(docs), len(folders))
     if explain is not None:

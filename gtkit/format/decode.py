@@ -134,7 +134,8 @@ def decode_ground_truth(raw: bytes) -> tuple[dict[str, Any], list[FieldRecord]] 
     return envelope, data.fields
 
 
-_NOT_DECODED = object()
+NOT_DECODED = object()
+"""What `decode_json` answers for a document it leaves to `json.loads`."""
 
 
 def decode_json(raw: bytes) -> Any:
@@ -144,7 +145,4 @@ def decode_json(raw: bytes) -> Any:
         with no_gc():
             return _any_decoder.decode(raw)
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError, ValueError):
-        return _NOT_DECODED
-
-
-NOT_DECODED = _NOT_DECODED
+        return NOT_DECODED
