@@ -54,14 +54,19 @@ def dumps_json(obj: Any, *, indent: int | None = 1) -> bytes:
     return (json.dumps(obj, ensure_ascii=False, indent=indent, allow_nan=False) + "\n").encode("utf-8")
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file, turning every failure into a one-line GtkitError naming the file."""
+def read_json_bytes(path: Path) -> bytes:
+    """The bytes of a JSON file; a missing file or a folder is a one-line GtkitError naming it."""
     try:
-        raw = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise GtkitError("file not found", path) from None
     except IsADirectoryError:
         raise GtkitError("is a folder, expected a JSON file", path) from None
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file, turning every failure into a one-line GtkitError naming the file."""
+    raw = read_json_bytes(path)
     try:
         return json.loads(raw)
     except UnicodeDecodeError as e:

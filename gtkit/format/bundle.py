@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file
+from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file, read_json_bytes
 from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, GroundTruth, upgrade_fields
 from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
@@ -63,10 +63,7 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False,
     way the task's `result()` raises the models' first complaint.
     """
     if not raw_fields:
-        try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise GtkitError("file not found", path) from None
+        raw = read_json_bytes(path)
         try:
             return GroundTruth.model_validate_json(raw), None, None
         except ValidationError:
@@ -89,12 +86,7 @@ def load_field_records(path: Path) -> tuple[GroundTruth, list[FieldRecord]] | No
     """A gt.json read fast, for scoring: (the model without field entries, the field entries as validated
     `FieldRecord`s), or None where the fast decoder is stricter than the format models (see
     `gtkit.format.decode`): then read it with `load_ground_truth`, which accepts it or names the problem."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise GtkitError("file not found", path) from None
-    except IsADirectoryError:
-        raise GtkitError("is a folder, expected a JSON file", path) from None
+    raw = read_json_bytes(path)
     decoded = decode_ground_truth(raw)
     del raw
     if decoded is None:

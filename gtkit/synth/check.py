@@ -52,14 +52,18 @@ def _check_template_bundle(bundle: Bundle, family, g: str, pdf_file: str) -> lis
         rendered = render_template(family, bundle.gt.expected, title=bundle.gt.doc_id)
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot render expected with family {family.name!r}: {e.message}")]
-    located = locate_template(rendered, bundle.pdf_path.read_bytes())
+    fields, problems = _located_fields(bundle, locate_template(rendered, bundle.pdf_path.read_bytes()), pdf_file)
+    return problems if fields is None else _compare(bundle, fields, g, problems)
+
+
+def _located_fields(bundle: Bundle, located, pdf_file: str) -> tuple[list | None, list[Problem]]:  # type: ignore[no-untyped-def]
+    """The field entries the read-back gives (None when it found problems first), and their problems."""
     problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
     if problems:
-        return problems
+        return None, problems
     found: list[SynthProblem] = []
     fields = build_fields(bundle.schema, bundle.gt.expected, located.evidence, found)
-    problems = [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
-    return _compare(bundle, fields, g, problems)
+    return fields, [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
 
 
 def check_synth_bundle(bundle: Bundle) -> list[Problem]:
@@ -78,13 +82,9 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         plan = plan_document(family, gt.expected)
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
-    located = locate(plan, bundle.pdf_path.read_bytes())
-    problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
-    if problems:
+    fields, problems = _located_fields(bundle, locate(plan, bundle.pdf_path.read_bytes()), pdf_file)
+    if fields is None:
         return problems
-    found: list[SynthProblem] = []
-    fields = build_fields(bundle.schema, gt.expected, located.evidence, found)
-    problems = [Problem(pdf_file, "/expected" + p.pointer, p.message) for p in found]
     if family.allow_split:  # how many records the layout split is recorded with the run's parameters
         recorded_splits = (gt.provenance.parameters or {}).get("split_records")
         if recorded_splits != len(plan.split_records):
