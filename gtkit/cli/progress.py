@@ -38,3 +38,29 @@ def progress_bar(label: str, *, terminal_only: bool = False) -> Iterator[Callabl
     finally:
         if "bar" in state:
             state["bar"].stop()
+
+
+@contextlib.contextmanager
+def progress_bars() -> Iterator[Callable[[str, int, int], None]]:
+    """Yield `update(kind, done, total)`: one bar per kind of work (synth, degrade, ...), each with its ETA,
+    made on the kind's first update. Drawn live on a terminal, printed once at the end otherwise."""
+    state: dict = {"tasks": {}}
+
+    def update(kind: str, done: int, total: int) -> None:
+        if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            state["bar"] = Progress(TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(),
+                                    TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            state["bar"].start()
+        tasks = state["tasks"]
+        if kind not in tasks:
+            tasks[kind] = state["bar"].add_task(kind, total=total, completed=done)
+        state["bar"].update(tasks[kind], completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()

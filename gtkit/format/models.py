@@ -187,3 +187,4 @@ class DatasetEntry(BaseModel):
     tags: Tags | None = None
     pages: int | None = None
     cells: int | None = None
+    split: str | None = Field(default=None, description="the split the bundle belongs to (`gtkit build`'s [[splits]])")
