@@ -50,7 +50,7 @@ def run_dask(client: Any, todo: list[Task], out: Path, counts: Any) -> None:
             f = client.submit(make_degrade, t, where, by_doc.get(t.parent), pure=False)
             futures[f] = t
     try:
-        for f in as_completed(list(futures)):
+        for f in as_completed(list(futures), loop=client.loop):
             task = futures[f]
             try:
                 f.result()
