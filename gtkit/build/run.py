@@ -140,13 +140,22 @@ def write_index(out: Path, expanded: Expanded) -> BuildReport:
     return report
 
 
+def _template(task: Task) -> bool:
+    """A synth task of a family rendered by weasyprint (whose import the workers then share)."""
+    from gtkit.synth.family import get_family
+
+    return task.kind == "synth" and get_family(task.family).renderer == "template"  # type: ignore[union-attr]
+
+
 def _run_local(todo: list[Task], out: Path, workers: int, counts: _Counts) -> None:
     from gtkit.build.tasks import PRELOAD, run_task
     from gtkit.workers import Pool
 
     first = [t for t in todo if not isinstance(t, DegradeTask)]
     then = [t for t in todo if isinstance(t, DegradeTask)]
-    with Pool(workers, preload=PRELOAD) as pool:
+    preload = [*PRELOAD, *(["gtkit.synth.template", "weasyprint"] if any(_template(t) for t in first) else [])]
+    with Pool(workers, preload=preload) as pool:
+        pool.warm()
         for batch in (first, then):
             for task, _ in zip(batch, pool.map(run_task, [(t, str(out)) for t in batch])):
                 counts(task.kind)

@@ -28,6 +28,6 @@ def build(
                      progress=progress)
     made = ", ".join(f"{n} {k}" for k, n in report.made.items() if n) or "nothing"
     present = sum(report.present.values())
-    splits = ", ".join(f"{name or '(no split)'} {n}" for name, n in report.splits.items())
+    splits = ", ".join(f"{name or '(no split)'} {n}" for name, n in report.splits.items()) if any(report.splits) else ""
     typer.echo(f"made {made}" + (f" ({present} task(s) already done)" if present else "")
-               + f"; {report.documents} document(s) in {out}: {splits}")
+               + f"; {report.documents} document(s) in {out}" + (f": {splits}" if splits else ""))
