@@ -236,3 +236,33 @@ def test_another_plans_build_is_refused_without_force(tmp_path, capsys):
     (tmp_path / "mine" / "notes.txt").write_text("keep")
     code, text = cli(["build", plan, "--out", tmp_path / "mine", "--force"], capsys)
     assert code == 2 and (tmp_path / "mine" / "notes.txt").read_text() == "keep"
+
+
+def test_changing_only_the_splits_rewrites_the_index_and_nothing_else(tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    body = 'seed = 1\n[[families]]\nfamily = "creditor_matrix"\nrecords = [5, 6]\n'
+    plan.write_text(body)
+    out = tmp_path / "ds"
+    assert cli(["build", plan, "--out", out, "--workers", "1"], capsys)[0] == 0
+    pdf = (out / "creditor_matrix-r5-d0" / "document.pdf").stat().st_mtime_ns
+    assert "split" not in (out / "dataset.jsonl").read_text()
+    plan.write_text(body + '[[splits]]\nname = "small"\nfamily = ["nope"]\n[[splits]]\nname = "rest"\n')
+    code, text = cli(["build", plan, "--out", out], capsys)
+    assert code == 0 and "made nothing" in text and "rest 2" in text, text
+    assert [json.loads(x)["split"] for x in (out / "dataset.jsonl").read_text().splitlines()] == ["rest", "rest"]
+    assert json.loads((out / "build-plan.json").read_text())["splits"][1]["name"] == "rest"
+    assert (out / "creditor_matrix-r5-d0" / "document.pdf").stat().st_mtime_ns == pdf
+
+
+def test_split_filters():
+    from gtkit.build.plan import SplitEntry, split_of
+
+    clean = {"family": "cm", "pipeline": "synth", "recipe": None, "perception": [], "task": ["T1.a"], "length": "L1"}
+    scan = {**clean, "pipeline": "degrade", "recipe": "fax", "perception": ["P1"]}
+    splits = [SplitEntry(name="long", length=["L2", "L3"]), SplitEntry(name="clean", perception=[]),
+              SplitEntry(name="fax", recipe=["fax"], task=["T1.b", "T1.a"])]
+    assert split_of(splits, clean) == "clean"
+    assert split_of(splits, scan) == "fax"
+    assert split_of(splits, {**scan, "recipe": "aging"}) is None
+    assert split_of(splits, {**scan, "length": "L3"}) == "long"
+    assert split_of(splits, {**scan, "task": ["T2"]}) is None  # a tag list must share a listed value

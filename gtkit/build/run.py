@@ -67,6 +67,18 @@ def _plan_bytes(expanded: Expanded) -> bytes:
     return dumps_json(expanded.plan.model_dump(mode="json", by_alias=True))
 
 
+def _same_work(marker: Path, plan: bytes) -> bool:
+    """Whether the build recorded in `marker` makes the same bundles as `plan` (the splits may differ)."""
+    import json
+
+    try:
+        old = json.loads(marker.read_bytes())
+    except (OSError, ValueError):
+        return False
+    new = json.loads(plan)
+    return isinstance(old, dict) and {**old, "splits": None} == {**new, "splits": None}
+
+
 def _ours(path: Path) -> bool:
     from gtkit.format import is_gtkit_output
 
@@ -89,8 +101,10 @@ def _open_output(out: Path, expanded: Expanded, *, force: bool) -> None:
     marker = out / PLAN_NAME
     check_output(out, force=True, inputs=_inputs(expanded), replaceable=lambda _: True)  # the input checks only
     if out.is_dir() and marker.is_file() and not force:
-        if marker.read_bytes() != plan:
+        if not _same_work(marker, plan):
             raise GtkitError(f"was built from another plan ({PLAN_NAME} differs): use --force to start over", out)
+        if marker.read_bytes() != plan:  # only the splits changed: the index is rewritten, nothing rebuilt
+            write_bytes_atomic(marker, plan, force=True)
         return
     if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
         out.rmdir()
