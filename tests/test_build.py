@@ -221,6 +221,29 @@ def test_unreachable_scheduler_is_one_line_exit_2_nothing_built(tmp_path, capsys
     assert not (tmp_path / "ds").exists()
 
 
+def test_consensus_inputs_are_checked_before_anything_is_built(tmp_path, capsys):
+    from gtkit.consensus.simulate import simulate
+
+    simulate(tmp_path / "inv", seed=3, n_docs=1, n_rows=3, render=False)
+    plan = tmp_path / "plan.toml"
+    plan.write_text('seed = 1\n[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\n'
+                    '[[consensus]]\nname = "inv"\nfolder = "inv"\nciting = "nobody"\n')
+    code, text = cli(["build", plan, "--out", tmp_path / "ds"], capsys)
+    assert code == 2 and text.startswith(f"gtkit: error: {plan}: /consensus/0: ") and "nobody" in text, text
+    assert not (tmp_path / "ds").exists()
+
+
+def test_dask_missing_is_one_line_naming_the_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    plan = tmp_path / "plan.toml"
+    plan.write_text('seed = 1\n[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\n')
+    code, text = cli(["build", plan, "--out", tmp_path / "ds", "--executor", "dask", "--scheduler", "tcp://x:1"],
+                     capsys)
+    assert code == 2 and text == "gtkit: error: --executor dask needs the packages dask and distributed: " \
+        "pip install 'gtkit[dask]'\n"
+    assert not (tmp_path / "ds").exists()
+
+
 def test_another_plans_build_is_refused_without_force(tmp_path, capsys):
     plan = tmp_path / "plan.toml"
     plan.write_text('seed = 1\n[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\n')

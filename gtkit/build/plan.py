@@ -280,7 +280,8 @@ def _degrade_tasks(plan: Plan, path: Path, synth: list[SynthTask]) -> list[Degra
 
 
 def _consensus_tasks(plan: Plan, path: Path) -> list[ConsensusTask]:
-    from gtkit.consensus.inputs import discover, load_systems
+    from gtkit.consensus.inputs import check_schema_hash, choose_citing, discover, load_systems, schema_version
+    from gtkit.fileio import canonical_sha256
     from gtkit.schema import load_schema
 
     tasks: list[ConsensusTask] = []
@@ -298,9 +299,12 @@ def _consensus_tasks(plan: Plan, path: Path) -> list[ConsensusTask]:
                             f"or {key}")
             rel = given if given is not None else f"{ce.folder}/{default}"
             where[key] = str((path.parent / rel).resolve())
-        try:
-            load_schema(Path(where["schema"]))
-            inputs = discover(Path(where["docs"]), Path(where["runs"]), load_systems(Path(where["systems"])))
+        try:  # what `gtkit consensus` checks before it computes anything
+            schema = load_schema(Path(where["schema"]))
+            systems = load_systems(Path(where["systems"]))
+            inputs = discover(Path(where["docs"]), Path(where["runs"]), systems)
+            check_schema_hash(systems, inputs.systems_used, canonical_sha256(schema), schema_version(schema))
+            choose_citing(systems, inputs.systems_used, ce.citing)
         except GtkitError as e:
             raise _fail(path, at, str(e)) from None
         if not inputs.docs:
