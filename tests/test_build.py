@@ -289,3 +289,14 @@ def test_split_filters():
     assert split_of(splits, {**scan, "recipe": "aging"}) is None
     assert split_of(splits, {**scan, "length": "L3"}) == "long"
     assert split_of(splits, {**scan, "task": ["T2"]}) is None  # a tag list must share a listed value
+
+
+def test_an_empty_folder_is_used_as_is(tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    plan.write_text('seed = 1\n[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\n')
+    (tmp_path / "ds").mkdir()
+    inode = (tmp_path / "ds").stat().st_ino
+    assert cli(["build", plan, "--out", tmp_path / "ds", "--workers", "1"], capsys)[0] == 0
+    assert (tmp_path / "ds").stat().st_ino == inode
+    assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["build-plan.json", "creditor_matrix-r5-d0",
+                                                                   "dataset.jsonl"]

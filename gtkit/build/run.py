@@ -106,8 +106,9 @@ def _open_output(out: Path, expanded: Expanded, *, force: bool) -> None:
         if marker.read_bytes() != plan:  # only the splits changed: the index is rewritten, nothing rebuilt
             write_bytes_atomic(marker, plan, force=True)
         return
-    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-        out.rmdir()
+    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):  # a fresh mount point, say: used as is
+        write_bytes_atomic(marker, plan)
+        return
     check_output(out, force=force, replaceable=_ours)
     if out.exists():  # moved aside first, so a failure never leaves half of the old build in place
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
