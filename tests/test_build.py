@@ -191,6 +191,10 @@ BAD = {
     "apply_to": ('[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\n[[recipes]]\nrecipe = "fax"\n'
                  'apply_to = ["unclaimed_property"]\n',
                  "/recipes/0/apply_to/0: family 'unclaimed_property' is not one of the plan's families"),
+    "range_bound": ('[[families]]\nfamily = "creditor_matrix"\nrecords = { min = 0, max = 5 }\n',
+                    "/families/0/records/min: Input should be greater than 0"),
+    "records_type": ('[[families]]\nfamily = "creditor_matrix"\nrecords = 5\n',
+                     "/families/0/records: give a list of record counts or a range"),
     "unknown_key": ('[[families]]\nfamily = "creditor_matrix"\nrecords = [5]\ncount = 2\n',
                     "/families/0/count: unknown key"),
 }

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr, TypeAdapter, WrapValidator
 
 from gtkit.errors import GtkitError
 from gtkit.rng import derive_seed
@@ -57,9 +57,21 @@ class RecordRange(Strict):
         return list(range(self.min, self.max + 1, self.step))
 
 
+_COUNTS = TypeAdapter(list[StrictInt])
+
+
+def _records(value: Any, _handler: Any) -> list[int] | RecordRange:
+    """A list of record counts or a range table, each checked as itself (errors point inside it)."""
+    if isinstance(value, dict):
+        return RecordRange.model_validate(value)
+    if isinstance(value, list):
+        return _COUNTS.validate_python(value)
+    raise ValueError("give a list of record counts or a range { min = ..., max = ..., step = ... }")
+
+
 class FamilyEntry(Strict):
     family: StrictStr
-    records: list[StrictInt] | RecordRange
+    records: Annotated[list[StrictInt] | RecordRange, WrapValidator(_records)]
     docs: StrictInt | None = Field(default=None, gt=0)
     seeds: list[Annotated[int, Field(ge=0, strict=True)]] | None = None
 
