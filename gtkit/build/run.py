@@ -139,14 +139,17 @@ def _facts(gt: Any) -> dict[str, Any]:
 
 def write_index(out: Path, expanded: Expanded) -> BuildReport:
     """dataset.jsonl from the bundles on disk, in plan order, each line with its split."""
-    from gtkit.format import GT_NAME, DatasetWriter, GroundTruth
+    from gtkit.format import GT_NAME, DatasetWriter
+    from gtkit.format.bundle import load_field_records, load_ground_truth
     from gtkit.format.writer import index_entry
 
     report = BuildReport()
     dataset = DatasetWriter(out)
     for rel, _task in expanded.bundles():
-        gt = GroundTruth.model_validate_json((out / rel / GT_NAME).read_bytes())
-        entry = index_entry(gt.doc_id, rel, gt)
+        path = out / rel / GT_NAME
+        fast = load_field_records(path)  # msgspec, strict; the models read what it declines
+        gt, cells = fast if fast is not None else (load_ground_truth(path)[0], None)
+        entry = index_entry(gt.doc_id, rel, gt, cells=len(cells) if cells is not None else None)
         entry.split = split_of(expanded.plan.splits, _facts(gt))
         dataset.adopt(rel, entry)
         report.splits[entry.split or ""] = report.splits.get(entry.split or "", 0) + 1
