@@ -15,9 +15,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from gtkit.cli import main
-from gtkit.format import Envelope, read_bundle, read_index, write_dataset
+from gtkit.dataset.extractbench import TAG_AXES, dotted_path, flat_tags, tags_by_axis, xywh, xyxy
+from gtkit.format import Envelope, Tags, read_bundle, read_index, write_dataset
 
 from diffcases import DEFAULT_EB_PYTHON, ROOT
 
@@ -331,3 +333,29 @@ def test_extractbench_loads_the_export_and_scores_it_as_gtkit_does(dataset, tmp_
         for metric in ("value", "page", "word"):
             for key in ("precision", "recall", "f1"):
                 assert doc[metric][key] == pytest.approx(eb[metric][key], abs=1e-9), (doc["doc_id"], metric, key)
+
+
+# --- the mapping, property by property ---------------------------------------------------------------------------
+
+_unit = st.integers(0, 10**6).map(lambda n: n / 10**6)
+
+
+@given(st.tuples(_unit, _unit, _unit, _unit).filter(lambda b: b[0] < b[2] and b[1] < b[3]))
+def test_a_six_decimal_box_survives_coco_and_back(box):
+    assert xyxy(xywh(box)) == box
+
+
+@given(st.lists(st.sampled_from(["T1.a", "T1.c", "T2.b", "P1", "P2", "S3", "S5", "G1", "G4"]), unique=True),
+       st.sampled_from([None, "L1", "L2", "L3"]), st.sampled_from([None, "D3", "D7"]))
+def test_tags_survive_the_flat_list(some, length, domain):
+    axes = {axis: [t for t in some if t.startswith(letter)] for axis, letter in TAG_AXES if axis not in
+            ("length", "domain")}
+    tags = Tags(**axes, length=length, domain=domain)
+    back, other = tags_by_axis(flat_tags(tags))
+    assert Tags(**back) == tags and other == []
+
+
+def test_dotted_paths_tell_indexes_from_keys():
+    doc = {"claims": [{"city": "X"}], "map": {"0": {"a": 1}}}
+    assert dotted_path("/claims/0/city", doc) == "claims[0].city"
+    assert dotted_path("/map/0/a", doc) == "map.0.a"

@@ -13,14 +13,10 @@ import re
 from typing import Any
 
 from gtkit.schema import split_pointer
-from gtkit.typed import escape_token
 
 TAG_AXES = (("task", "T"), ("perception", "P"), ("structure", "S"), ("length", "L"), ("domain", "D"),
             ("grounding", "G"))
 """gtkit's tag axes in the order their tags are listed, and the letter each axis's tags start with."""
-
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
 
 def dotted_path(pointer: str, doc: Any) -> str:
     """`/claims/3/city` -> `claims[3].city`, walking `doc` to tell list indexes from keys."""
@@ -33,12 +29,6 @@ def dotted_path(pointer: str, doc: Any) -> str:
             out += f".{tok}" if out else tok
             cur = cur.get(tok) if isinstance(cur, dict) else None
     return out
-
-
-def json_pointer(path: str) -> str:
-    """`claims[3].city` -> `/claims/3/city` (ExtractBench's path grammar: keys hold no `.`, `[` or `]`)."""
-    return "".join("/" + escape_token(key if key is not None else int(index))
-                   for key, index in _TOKEN.findall(path))
 
 
 def xywh(box: Any) -> list[float]:
