@@ -183,6 +183,9 @@ def test_extractbench_export_layout_and_round_trip_through_import(dataset, tmp_p
     out = ok(["score", "--gt", tmp_path / "back", "--pred", pred, "--json", "--workers", "1"], capsys)
     assert json.loads(out)["overall"]["value_f1"] == 1.0
     ok(["show", tmp_path / "back" / back[index[0].doc_id].path, "--out", tmp_path / "p.png"], capsys)
+    ok(["degrade", tmp_path / "back" / back[index[0].doc_id].path, "--recipe", "fax", "--seed", "1", "--dpi", "100",
+        "--out", tmp_path / "deg"], capsys)
+    assert "no problems" in ok(["check", tmp_path / "deg"], capsys)
 
 
 def rows(path: Path) -> list[dict]:
