@@ -362,3 +362,24 @@ def test_dotted_paths_tell_indexes_from_keys():
     doc = {"claims": [{"city": "X"}], "map": {"0": {"a": 1}}}
     assert dotted_path("/claims/0/city", doc) == "claims[0].city"
     assert dotted_path("/map/0/a", doc) == "map.0.a"
+
+
+def test_field_rules_ground_on_verified_boxes_only_and_flag_pending_cells():
+    from gtkit.dataset.export_eb import field_rule
+
+    cited = {"page": 2, "box": [0.1, 0.2, 0.3, 0.25], "words": None, "quad": None, "quote": "ACME", "verified": False}
+    entry = {"path": "/name", "trust": "pending", "leniencies": ["case_insensitive"],
+             "readings": [{"value": "ACME", "evidence": [cited]}, {"value": "ACME INC", "evidence": []}]}
+    rule = field_rule(entry, ("optional_terminal_punctuation",))
+    assert rule == {"evidence": [{"value": "ACME"}, {"value": "ACME INC"}],
+                    "normalizers": ["case_insensitive", "optional_terminal_punctuation"], "verified": False}
+    entry["trust"], cited["verified"] = "human", True
+    rule = field_rule(entry, ())
+    assert rule["verified"] and rule["evidence"][0] == {"page": 2, "bbox": [0.1, 0.2, 0.2, 0.05], "quote": "ACME",
+                                                        "value": "ACME"}
+
+
+def test_card_of_a_lone_bundle(dataset, tmp_path, capsys):
+    bundle = dataset / read_index(dataset)[0].path
+    ok(["card", bundle, "--out", tmp_path / "c"], capsys)
+    assert "1 documents, 1 pages" in (tmp_path / "c" / "CARD.md").read_text(encoding="utf-8")
