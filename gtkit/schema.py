@@ -224,6 +224,23 @@ def guess_node(value: Any) -> Node:
     return Node("scalar", {})
 
 
+def undescribed_key(node: Node, pointer: str) -> str | None:
+    """The pointer of the first key on the way to `pointer` that the schema does not declare (a key of an
+    object whose properties it lists), or None."""
+    prefix = ""
+    for token in split_pointer(pointer):
+        prefix = join_pointer(prefix, token)
+        if node.kind == "object" and node.props:
+            if token not in node.props:
+                return prefix
+            node = node.props[token]
+        elif node.kind == "records" and node.item is not None:
+            node = node.item
+        else:
+            return None
+    return None
+
+
 def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:
     """Every array of records reachable through objects (pointer pattern, node); nested arrays use '*'."""
     if node.kind == "object":
