@@ -88,7 +88,12 @@ def score(
     explain: Path = typer.Option(None, "--explain", help="Write one JSON line per cell: its outcome and why."),
     pairs: bool = typer.Option(False, "--pairs", help="Pair each degraded document with its parent: F1 of both "
                                "and the difference, per recipe."),
-    force: bool = typer.Option(False, "--force", help="Replace an earlier --explain file (never any other file)."),
+    html: Path = typer.Option(None, "--html", help="Also write the report as a static HTML folder: tables, one page "
+                              "per document (worst first) with its cells and page pictures; opens from file://."),
+    html_pages: int = typer.Option(10, "--html-pages", min=1, help="Most page pictures drawn per document in the "
+                                   "--html report (the pages with the most problem boxes first)."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier --explain file or --html folder "
+                               "(never any other file)."),
 ) -> None:
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
@@ -97,7 +102,7 @@ def score(
 
     with Pool(workers, preload=PRELOAD) as pool, progress_bar("score") as progress:
         report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, explain=explain,
-                            force=force, progress=progress)
+                            force=force, progress=progress, html=html, html_pages=html_pages)
     if as_json:
         typer.echo(json.dumps(report.to_dict(pairs=pairs), indent=1))
         return
@@ -106,6 +111,8 @@ def score(
         print_pairs(report.pairs())
     if explain is not None:
         typer.echo(f"every cell explained: {explain}")
+    if html is not None:
+        typer.echo(f"report: {html / 'index.html'}")
 
 
 def print_report(report, title: str) -> None:
