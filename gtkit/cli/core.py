@@ -33,13 +33,27 @@ def check(
 @app.command()
 def show(
     bundle: Path = typer.Argument(..., help="A bundle folder."),
-    page: int = typer.Option(1, "--page", min=1, help="1-based page number."),
-    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    page: int = typer.Option(1, "--page", min=1, help="1-based page number (with --out)."),
+    out: Path = typer.Option(None, "--out", help="PNG file to write: one page."),
+    html: Path = typer.Option(None, "--html", help="Folder to write: every page with its boxes, an index of "
+                              "thumbnails; opens from file://."),
     dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
     labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing PNG (never any other file)."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes drawing pages (with --html)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing PNG or --html folder (never any other file)."),
 ) -> None:
-    """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG."""
+    """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG, or every page as HTML."""
+    from gtkit.errors import GtkitError
+
+    if (out is None) == (html is None):
+        raise GtkitError("give --out PAGE.png (one page) or --html FOLDER (every page), not both")
+    if html is not None:
+        from gtkit.show_html import write_bundle_html
+
+        with Pool(workers) as pool:
+            write_bundle_html(bundle, html, pool=pool, dpi=dpi, labels=labels, force=force)
+        typer.echo(f"wrote {html / 'index.html'}")
+        return
     from gtkit.show import write_evidence_png
 
     write_evidence_png(bundle, page, out, dpi=dpi, labels=labels, force=force)
