@@ -174,6 +174,7 @@ def write_score_html(out: Path, report: ScoreReport, docs: list[ScoredDocument],
                      pool: Pool, force: bool = False, dpi: int = 110, max_pages: int = DEFAULT_MAX_PAGES,
                      max_cells: int = DEFAULT_MAX_CELLS) -> None:
     """Write the report folder `out` (atomically; `force` replaces an earlier HTML view, never an input)."""
-    files = report_files(report, docs, Path(pred_dir), pool, title=f"gtkit score: {gt} vs {pred_dir}", dpi=dpi,
-                         max_pages=max_pages, max_cells=max_cells)
+    title = f"gtkit score: {Path(gt).resolve().name} vs {Path(pred_dir).resolve().name}"  # no absolute path
+    files = report_files(report, docs, Path(pred_dir), pool, title=title, dpi=dpi, max_pages=max_pages,
+                         max_cells=max_cells)
     write_view(out, "score", files, force=force, inputs=[gt, pred_dir])
