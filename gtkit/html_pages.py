@@ -47,6 +47,7 @@ def environment() -> Any:
     env.globals["css"] = markupsafe.Markup((HTML_TEMPLATES / "view.css").read_text(encoding="utf-8"))  # shipped, trusted
     env.filters["pct"] = pct
     env.filters["value"] = show_value
+    env.filters["pointer"] = lambda p: markupsafe.escape(p).replace("/", markupsafe.Markup("/<wbr>"))
     return env
 
 
