@@ -101,7 +101,7 @@ def _document_view(doc: ScoredDocument, stem: str, pred_dir: Path, *, dpi: int, 
         if entry is not None:
             color = OUTCOME_COLORS.get(outcome, OUTCOME_COLORS["pending"])
             problem = outcome not in OK_OUTCOMES
-            own = list(evidence_marks(entry, color, labels=problem))
+            own = list(evidence_marks(entry, color, labels=problem, words=False))  # the value's box is enough here
             marks += own
             if problem and own:
                 anchor_of[k] = f"c{k}"

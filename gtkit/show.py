@@ -42,15 +42,16 @@ class Mark(NamedTuple):
     words: tuple[tuple[float, float, float, float], ...] = ()
 
 
-def evidence_marks(entry: FieldEntry, color: Color, *, labels: bool = True) -> Iterator[Mark]:
-    """The marks of a field entry's boxed evidence: the first reading's solid, alternates' dashed."""
+def evidence_marks(entry: FieldEntry, color: Color, *, labels: bool = True, words: bool = True) -> Iterator[Mark]:
+    """The marks of a field entry's boxed evidence: the first reading's solid, alternates' dashed; with `words`,
+    each word's box too."""
     for reading_index, reading in enumerate(entry.readings):
         for ev in reading.evidence:
             if ev.box is None:
                 continue
             yield Mark(ev.page, tuple(ev.box), color, entry.path if labels else None, reading_index > 0,
                        tuple(tuple(p) for p in ev.quad) if ev.quad is not None else None,
-                       tuple(tuple(w) for w in ev.words or ()))
+                       tuple(tuple(w) for w in ev.words or ()) if words else ())
 
 
 def draw_marks(page: object, marks: Iterable[Mark]) -> None:
