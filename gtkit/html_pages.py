@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -57,7 +58,7 @@ def render(template: str, **context: Any) -> bytes:
 
 def pct(value: float | None) -> str:
     """A rate as a percentage with one decimal, '-' where there is none."""
-    return "-" if value is None or value != value else f"{100 * value:.1f}"
+    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
 
 
 def show_value(value: Any) -> str:

@@ -82,62 +82,71 @@ def _grounding(g: dict[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
+def _marks(cells: list[dict[str, Any]], entries: dict[str, Any], citations: dict[str, list[dict[str, Any]]],
+           pages_total: int) -> tuple[list[Mark], list[tuple[int, Mark, str]]]:
+    """Every box to draw for a document's cells, and the problem cells' first boxes (cell index, mark, title)."""
+    marks: list[Mark] = []
+    targets: list[tuple[int, Mark, str]] = []
+    for k, cell in enumerate(cells):
+        outcome = cell["outcome"]
+        entry = entries.get(cell["truth"]) if cell["truth"] is not None else None
+        if entry is not None:
+            problem = outcome not in OK_OUTCOMES
+            color = OUTCOME_COLORS.get(outcome, OUTCOME_COLORS["pending"])
+            own = list(evidence_marks(entry, color, labels=problem, words=False))  # the value's box is enough here
+            marks += own
+            if problem and own:
+                targets.append((k, own[0], f"{cell['truth']}: {outcome}"))
+        cites = citations.get(cell["pred"], []) if cell["pred"] is not None else []
+        marks += [Mark(c["page"], tuple(c["box"]), CITED_COLOR, None, True)
+                  for c in cites if c.get("box") is not None and not bad_citation(c, pages_total)]
+    return marks, targets
+
+
 def _document_view(doc: ScoredDocument, stem: str, pred_dir: Path, *, dpi: int, max_pages: int,
                    max_cells: int) -> tuple[dict[str, Any], list[PageJob]]:
     """The template context of one document's page and the pictures it needs."""
     score = doc.score
     bundle = read_bundle(doc.folder, verify=False)
     cells = score.cells or []
-    outcome_of = {c["truth"]: c["outcome"] for c in cells if c["truth"] is not None}
     citations = load_prediction(pred_dir, score.doc_id).citations if score.prediction == "ok" else {}
     pages_total = bundle.gt.document.pages
-    marks: list[Mark] = []
-    anchor_of: dict[int, str] = {}  # cell index -> the id of its box over a page picture
-    overlays: dict[int, list[dict[str, str]]] = {}
-    entries = {e.path: e for e in bundle.gt.fields}
-    for k, cell in enumerate(cells):
-        outcome = cell["outcome"]
-        entry = entries.get(cell["truth"]) if cell["truth"] is not None else None
-        if entry is not None:
-            color = OUTCOME_COLORS.get(outcome, OUTCOME_COLORS["pending"])
-            problem = outcome not in OK_OUTCOMES
-            own = list(evidence_marks(entry, color, labels=problem, words=False))  # the value's box is enough here
-            marks += own
-            if problem and own:
-                anchor_of[k] = f"c{k}"
-                overlays.setdefault(own[0].page, []).append(
-                    {"id": f"c{k}", "style": box_style(own[0].box), "title": f"{cell['truth']}: {outcome}"})
-        for cite in citations.get(cell["pred"] or "", []) if cell["pred"] is not None else ():
-            if cite.get("box") is not None and not bad_citation(cite, pages_total):
-                marks.append(Mark(cite["page"], tuple(cite["box"]), CITED_COLOR, None, True))
-    problems = Counter(m.page for m in marks if m.label is not None)
-    shown = sorted({m.page for m in marks}, key=lambda p: (-problems[p], p))[:max_pages]
-    jobs = [PageJob(bundle.pdf_path, p, tuple(m for m in marks if m.page == p), dpi) for p in sorted(shown)]
+    marks, targets = _marks(cells, {e.path: e for e in bundle.gt.fields}, citations, pages_total)
+    problems = Counter(m.page for _, m, _ in targets)
+    with_boxes = {m.page for m in marks}
+    shown = sorted(sorted(with_boxes, key=lambda p: (-problems[p], p))[:max_pages])
+    jobs = [PageJob(bundle.pdf_path, p, tuple(m for m in marks if m.page == p), dpi) for p in shown]
+    overlays: dict[int, list[dict[str, str]]] = {p: [] for p in shown}
+    anchor_of: dict[int, str] = {}  # cell index -> the id of its box over a drawn page
+    for k, mark, title in targets:
+        if mark.page in overlays:
+            anchor_of[k] = f"c{k}"
+            overlays[mark.page].append({"id": f"c{k}", "style": box_style(mark.box), "title": title})
     order = sorted(range(len(cells)), key=lambda k: (cells[k]["outcome"] in OK_OUTCOMES, k))[:max_cells]
-    rows = [{"n": k + 1, "truth": c["truth"], "pred": c["pred"], "readings": c["readings"], "predicted": c["predicted"],
-             "outcome": c["outcome"], "rule": _rule(c), "grounding": _grounding(c["grounding"]),
-             "anchor": anchor_of.get(k)} for k in order for c in (cells[k],)]
+    rows = [_row(k, cells[k], anchor_of.get(k)) for k in order]
     context = {
         "doc": score, "stem": stem, "counts": dict(sorted(Counter(c["outcome"] for c in cells).items())),
         "problem_rows": [r for r in rows if r["outcome"] not in OK_OUTCOMES],
-        "ok_rows": [r for r in rows if r["outcome"] in OK_OUTCOMES], "hidden_cells": len(cells) - len(rows), "pages_total": pages_total,
-        "pages": [{"number": j.page, "src": f"../img/{stem}-p{j.page:03d}.png", "overlays": overlays.get(j.page, [])}
-                  for j in jobs],
-        "hidden_pages": len({m.page for m in marks}) - len(jobs),
+        "ok_rows": [r for r in rows if r["outcome"] in OK_OUTCOMES],
+        "hidden_cells": len(cells) - len(rows), "pages_total": pages_total,
+        "pages": [{"number": p, "src": f"../img/{stem}-p{p:03d}.png", "overlays": overlays[p]} for p in shown],
+        "hidden_pages": len(with_boxes) - len(shown),
     }
     return context, jobs
 
 
-
-def _metrics(summary: dict[str, Any]) -> list[str]:
-    return [summary[m] for m in METRICS]
+def _row(k: int, cell: dict[str, Any], anchor: str | None) -> dict[str, Any]:
+    """One line of a document's cell table."""
+    return {"n": k + 1, "truth": cell["truth"], "pred": cell["pred"], "readings": cell["readings"],
+            "predicted": cell["predicted"], "outcome": cell["outcome"], "rule": _rule(cell),
+            "grounding": _grounding(cell["grounding"]), "anchor": anchor}
 
 
 def _index_context(report: ScoreReport, ranked: list[ScoredDocument], stems: dict[str, str], title: str) -> dict[str, Any]:
     axes = list(parse_axes(report.by))
     frame = report.table()
     rows = [{"names": [str(r[a]) for a in axes] or ["overall"], "docs": int(r["docs"]),
-             "metrics": [None if r[m] != r[m] else float(r[m]) for m in METRICS]}
+             "metrics": [None if r[m] is None else float(r[m]) for m in METRICS]}
             for r in frame.to_dict(orient="records")]
     pairs = report.pairs()
     documents = []

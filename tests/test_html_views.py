@@ -248,3 +248,22 @@ def test_report_opens_from_file_in_a_browser(report) -> None:  # type: ignore[no
             assert all(u.startswith("file://") for u in requests)  # nothing fetched from anywhere else
         finally:
             browser.close()
+
+
+def test_score_report_of_a_truth_without_boxes(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
+
+    make_bundle(tmp_path / "inv", INVOICE_SCHEMA, INVOICE, boxes=False)
+    pred = tmp_path / "pred"
+    pred.mkdir()
+    (pred / "doc-1.json").write_text(json.dumps({**INVOICE, "total": 99, "lines": INVOICE["lines"] + [
+        {"sku": "Z-9", "description": "Extra", "qty": 1}]}))
+    assert run(["score", "--gt", tmp_path / "inv", "--pred", pred, "--html", tmp_path / "r", "-j", 1], capsys)[0] == 0
+    index = (tmp_path / "r" / "index.html").read_text()
+    summary = index.split('id="summary"')[1].split("</table>")[0]
+    assert summary.count('<td class="num">-</td>') == 2  # no grounding score: page and word F1 are "-"
+    page = (tmp_path / "r" / "docs" / "doc-0001.html").read_text()
+    assert "No page shows a box" in page and not (tmp_path / "r" / "img").exists()
+    problems = page.split('id="cells-problems"')[1].split("</table>")[0]
+    assert "extra_record" in problems and "predicted record paired with no truth record" in problems
+    assert "1250.5" in problems and ">99<" in problems
