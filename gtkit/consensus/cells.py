@@ -80,7 +80,7 @@ class ExtraRecord:
 class Problem:
     """Why something the systems reported cannot be written into `expected`."""
 
-    path: str           # the JSON Pointer into `expected`
+    path: str           # the JSON Pointer into `expected` (a field, row indexes as `*`, once in a withheld record)
     problem: str
     cause: str = UNRESOLVABLE
     fix: str | None = None

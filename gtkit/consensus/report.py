@@ -77,7 +77,7 @@ def _vote_failures(c: Consensus) -> dict[str, dict[str, Any]]:
 def left_out(c: Consensus) -> dict[str, Any]:
     """What the systems reported that `expected` does not hold, and why: documents withheld, records
     withheld (per field and reason), records no system gave as an object, cells no valid vote backs and
-    blanks left out where the schema forbids null."""
+    blanks left out where the schema forbids null (the counts are over the documents written)."""
     documents = [{"doc": r.doc_id, "problems": [p.to_json() for p in r.withheld_document]}
                  for r in c.results if r.withheld_document]
     records: dict[str, Counter] = defaultdict(Counter)
@@ -85,6 +85,8 @@ def left_out(c: Consensus) -> dict[str, Any]:
     unbacked: Counter = Counter()
     omitted: Counter = Counter()
     for r in c.results:
+        if r.withheld_document:
+            continue
         for w in r.withheld:
             records[w.field][w.cause] += 1
         invalid.update(r.invalid_rows)

@@ -183,7 +183,7 @@ class _Walker:
             self.withheld.append(WithheldRecord(
                 array=ptr, field=f"{fld}/*", weight=weight,
                 members={s: (lists[s][j], f"{votes[s][1]}/{j}") for s, j in members.items()},
-                reasons=[Problem(ptr, f"no system gave the record as an object (got {', '.join(given)})",
+                reasons=[Problem(f"{fld}/*", f"no system gave the record as an object (got {', '.join(given)})",
                                  SCHEMA_AMBIGUITY, FORMAT)]))
 
     def record_lists(self, votes: Votes, fld: str) -> dict[str, list[Any]]:

@@ -6,7 +6,7 @@ the schema allows (`DocResult.unwritable`), and anything else the validator of `
 in the document's `expected` (a constraint across cells: `minItems`, `uniqueItems`, `dependentRequired`,
 `if`/`then`, ...). Each such problem withholds the innermost row of a record array that holds it: the
 row leaves `expected`, its cells leave the field entries, the rows after it move up, and the row is
-queued (`WithheldRecord`) with the problems that withheld it. A problem outside every row withholds
+queued (`WithheldRecord`) with the problems that withheld it (by field: row indexes as `*`). A problem outside every row withholds
 the whole document: it is not written, and the report says why. Rounds repeat until `expected`
 validates (withholding a row can break its array's `minItems`).
 """
@@ -36,8 +36,8 @@ def withhold_unwritable(r: DocResult, root: Node) -> None:
             if row is None:
                 _withhold_document(r, [q for q in problems if enclosing_row(root, q.path) is None])
                 return
-            rows.setdefault(row, []).append(p)
-        if not _withhold_rows(r, rows):   # nothing left to take out (cannot happen): never write it
+            rows.setdefault(row, []).append(Problem(field_of(root, p.path), p.problem, p.cause, p.fix))
+        if not _withhold_rows(r, root, rows):   # nothing left to take out (cannot happen): never write it
             _withhold_document(r, problems)
             return
         problems = []
@@ -64,13 +64,25 @@ def enclosing_row(root: Node, pointer: str) -> str | None:
     return row
 
 
+def field_of(root: Node, pointer: str) -> str:
+    """A pointer's field: its row indexes as `*` (stable when rows are withheld)."""
+    node: Node | None = root
+    out = []
+    for tok in split_pointer(pointer):
+        records = node is not None and node.kind == "records"
+        out.append("*" if records and tok.isdigit() else escape_token(tok))
+        if node is not None:
+            node = node.item if records else node.props.get(tok) if node.kind == "object" else None
+    return "/" + "/".join(out) if out else ""
+
+
 def _withhold_document(r: DocResult, problems: list[Problem]) -> None:
     r.withheld_document = problems
     r.withheld_cells += len(r.cells)
     r.cells, r.extras, r.withheld, r.rows = [], [], [], {}
 
 
-def _withhold_rows(r: DocResult, rows: dict[str, list[Problem]]) -> int:
+def _withhold_rows(r: DocResult, root: Node, rows: dict[str, list[Problem]]) -> int:
     """Take the rows out of `expected`, queue them, and renumber every pointer after them; returns how many
     rows left `expected`."""
     removed: dict[str, list[int]] = {}
@@ -79,14 +91,16 @@ def _withhold_rows(r: DocResult, rows: dict[str, list[Problem]]) -> int:
         removed.setdefault(array, []).append(int(index))
     for idx in removed.values():
         idx.sort()
+    new: dict[str, WithheldRecord] = {}
     for row, problems in rows.items():
         array, _, _ = row.rpartition("/")
-        if renumber(array, removed) is None:   # inside another withheld row, which holds it
-            continue
         members = r.rows.get(row, {})
-        weight = sum(r.pool.weight[s] for s in members)
-        r.withheld.append(WithheldRecord(array=array, field=_field_of(row), members=members, weight=weight,
-                                         reasons=problems))
+        new[row] = WithheldRecord(array=array, field=field_of(root, row), members=members,
+                                  weight=sum(r.pool.weight[s] for s in members), reasons=list(problems))
+    for w in [*r.withheld, *new.values()]:
+        if renumber(w.array, removed) is None:   # inside a row withheld now: that row holds it, and its reasons
+            outer = max((row for row in new if w.array.startswith(row + "/")), key=len)
+            new[outer].reasons += [p for p in w.reasons if p not in new[outer].reasons]
     # deepest arrays first, highest index first: earlier deletions never move later ones
     deleted = 0
     for array in sorted(removed, key=lambda a: -a.count("/")):
@@ -112,7 +126,7 @@ def _withhold_rows(r: DocResult, rows: dict[str, list[Problem]]) -> int:
             extras.append(x)
     r.extras = extras
     withheld = []
-    for w in r.withheld:
+    for w in [*r.withheld, *new.values()]:
         a = renumber(w.array, removed)
         if a is not None:
             w.array = a
@@ -140,11 +154,6 @@ def renumber(pointer: str, removed: dict[str, list[int]]) -> str | None:
         old += "/" + tok
         out.append(new)
     return "/" + "/".join(out)
-
-
-def _field_of(row: str) -> str:
-    """A row pointer's field: row indexes as `*`."""
-    return "/" + "/".join("*" if t.isdigit() else t for t in row[1:].split("/"))
 
 
 def _get(doc: Any, pointer: str) -> Any:
