@@ -19,7 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gtkit.check import check_path
+from gtkit.consensus.adjudicate import adjudicate
 from gtkit.consensus.run import run_consensus
+from gtkit.consensus.votes import type_problem
+from gtkit.consensus.writable import enclosing_row, field_of, renumber
+from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256
 from gtkit.schema import compile_schema, errors_at, nullable, validation_errors
 from test_consensus import make_pdf
@@ -237,3 +241,63 @@ def test_balance_sheet_rules(pdf: Path, tmp_path: Path) -> None:
     assert rep["left_out"]["records_not_objects"]["/notes/*"] >= 1
     # every value kept in expected validates where it stands
     assert errors_at(root, expected) == []
+
+
+def test_withheld_records_are_adjudicated_like_extra_records(pdf: Path, tmp_path: Path) -> None:
+    """A withheld record is settled by a person: accepted as a system gave it only when the schema then holds
+    (a row without its required value is refused, naming the line), edited into a full row, or rejected."""
+    schema, families, runs = fixture("balance_sheet")
+    consensus_and_check(tmp_path, schema, families, runs, pdf)
+    out = tmp_path / "gt"
+    decisions = tmp_path / "decisions.jsonl"
+    decisions.write_text(json.dumps({"id": "bs-1#/current_assets/-0", "action": "accept", "system": "a1",
+                                     "who": "ana"}) + "\n")
+    with pytest.raises(GtkitError, match="line 1: .*data_period"):
+        adjudicate(out, decisions)
+    row = {"label": "Inventories", "value": 300, "data_period": "FY2024"}
+    lines = [{"id": "bs-1#/current_assets/-0", "action": "edit", "value": row},
+             {"id": "bs-1#/notes/-0", "action": "reject"}, {"id": "bs-1#/notes/-1", "action": "reject"},
+             {"id": "bs-1#/current_assets/0/data_period", "action": "accept"}]
+    decisions.write_text("".join(json.dumps({**x, "who": "ana"}) + "\n" for x in lines))
+    applied, left = adjudicate(out, decisions)
+    assert applied == 4
+    queue = [json.loads(x) for x in (out / "queue.jsonl").read_text().splitlines()]
+    assert left == len(queue) and not any(q["kind"] == "withheld_record" for q in queue)
+    gt = json.loads((out / "bs-1" / "gt.json").read_text())
+    assert gt["expected"]["current_assets"][-1] == {**row, "currency": None}
+    assert check_path(out)[1] == []
+
+
+def test_votes_are_judged_by_the_validator_of_check() -> None:
+    """Patterns behind `$ref`s, formats, enums (where `True` is not `1`), `oneOf` branches, arrays of arrays:
+    a vote is a failure exactly when `gtkit check`'s validator refuses it at the field's spot."""
+    schema = {"$schema": DRAFT, "$defs": {"year": {"type": "string", "pattern": "^[0-9]{4}$"}}, "type": "object",
+              "properties": {"y": {"$ref": "#/$defs/year"}, "d": {"type": "string", "format": "date"},
+                             "e": {"enum": [1, "a"]}, "o": {"oneOf": [{"type": "integer"}, {"const": "n/a"}]},
+                             "aa": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+                             "n": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}}}
+    root = compile_schema(schema)
+    bad = {"y": "March", "d": "31/12/2024", "e": True, "o": "x", "aa": [1, 2], "n": -1}
+    good = {"y": "2024", "d": "2024-12-31", "e": 1, "o": "n/a", "aa": [[1], []], "n": 0}
+    for name, node in root.props.items():
+        assert type_problem(bad[name], node), name
+        assert type_problem(good[name], node) is None, name
+        assert validation_errors(schema, {name: bad[name]}) and not validation_errors(schema, {name: good[name]})
+    assert nullable(root.props["n"]) and not nullable(root.props["y"]) and not nullable(root.props["e"])
+
+
+def test_withholding_a_row_moves_the_rows_after_it_up() -> None:
+    removed = {"/a": [1, 3], "/a/4/b": [0]}
+    assert renumber("/a/0/x", removed) == "/a/0/x"
+    assert renumber("/a/1/x", removed) is None
+    assert renumber("/a/2/x", removed) == "/a/1/x"
+    assert renumber("/a/4/b/0/y", removed) is None
+    assert renumber("/a/4/b/2/y", removed) == "/a/2/b/1/y"
+    assert renumber("/a/4/b/+0", removed) == "/a/2/b/+0"
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "object", "properties": {
+        "b": {"type": "array", "items": {"type": "object", "properties": {"y": {"type": "string"}}}}}}}}}
+    root = compile_schema(schema)
+    assert enclosing_row(root, "/a/4/b/2/y") == "/a/4/b/2"
+    assert enclosing_row(root, "/a/4/b") == "/a/4"
+    assert enclosing_row(root, "/a") is None
+    assert field_of(root, "/a/4/b/2/y") == "/a/*/b/*/y"
