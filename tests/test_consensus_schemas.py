@@ -257,14 +257,16 @@ def test_withheld_records_are_adjudicated_like_extra_records(pdf: Path, tmp_path
     row = {"label": "Inventories", "value": 300, "data_period": "FY2024"}
     lines = [{"id": "bs-1#/current_assets/-0", "action": "edit", "value": row},
              {"id": "bs-1#/notes/-0", "action": "reject"}, {"id": "bs-1#/notes/-1", "action": "reject"},
-             {"id": "bs-1#/current_assets/0/data_period", "action": "accept"}]
+             {"id": "bs-1#/current_assets/0/data_period", "action": "accept"},
+             {"doc": "bs-1", "path": "/units", "action": "null"}]   # optional, not nullable: left out
     decisions.write_text("".join(json.dumps({**x, "who": "ana"}) + "\n" for x in lines))
     applied, left = adjudicate(out, decisions)
-    assert applied == 4
+    assert applied == 5
     queue = [json.loads(x) for x in (out / "queue.jsonl").read_text().splitlines()]
     assert left == len(queue) and not any(q["kind"] == "withheld_record" for q in queue)
     gt = json.loads((out / "bs-1" / "gt.json").read_text())
     assert gt["expected"]["current_assets"][-1] == {**row, "currency": None}
+    assert "units" not in gt["expected"]
     assert check_path(out)[1] == []
 
 
