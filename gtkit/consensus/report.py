@@ -226,7 +226,7 @@ def report_md(rep: dict[str, Any]) -> str:
                          f"| {_pct(v['value_f1'])} | {_pct(v['page_f1'])} | {_pct(v['word_f1'])} |")
     else:
         lines.append("not available")
-    lines += ["", "## Vote failures (values of the wrong type for the schema)", ""]
+    lines += ["", "## Vote failures (values the schema refuses where they stand)", ""]
     if rep["vote_failures"]:
         for s, v in rep["vote_failures"].items():
             ex = "; ".join(f"{e['doc']}{e['path']}: {e['message']}" for e in v["examples"][:3])
