@@ -42,7 +42,8 @@ def header_apart(fields: list[dict[str, Any]]) -> bool:
     cited: dict[tuple[int, tuple[float, ...]], list[str]] = defaultdict(list)
     for f in fields:
         for ev in f["readings"][0]["evidence"]:
-            cited[(ev["page"], tuple(ev["box"]))].append(f["path"])
+            if ev.get("box") is not None:
+                cited[(ev["page"], tuple(ev["box"]))].append(f["path"])
     headers: dict[tuple[int, tuple[float, ...]], set[str]] = {}
     for key, paths in cited.items():
         if len(paths) > 1:
