@@ -166,6 +166,14 @@ def test_data_whose_totals_do_not_reconcile_is_refused(spoil, says, tmp_path, ca
     assert not (tmp_path / "b").exists()
 
 
+def test_a_csv_file_is_refused_for_nested_records(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    data = tmp_path / "sov.csv"
+    data.write_text("contest,vote_for\nGovernor,1\n")
+    code, _, err = run(["synth", "--family", "election_pivot", "--data", data, "--out", tmp_path / "b"], capsys)
+    assert code == 2 and "sov.csv" in err and "candidates, precincts" in err and ".jsonl" in err
+    assert not (tmp_path / "b").exists()
+
+
 def test_a_header_must_print_what_it_keys(tmp_path):  # type: ignore[no-untyped-def]
     """v(pointer, also=...) refuses a keyed value that the element does not print."""
     family = get_family("election_pivot")

@@ -80,6 +80,11 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
                 raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
     elif suffix == ".csv":
         props = family.record_schema.get("properties", {})
+        nested = [name for name, prop in props.items()
+                  if "array" in _types(prop) and "object" in _types(prop.get("items", {}))]
+        if nested:
+            raise GtkitError(f"a CSV row is flat, and a record of family {family.name!r} nests lists of records "
+                             f"({', '.join(nested)}): give the records as .jsonl, one JSON object a line", path)
         reader = csv.reader(io.StringIO(text, newline=""))
         try:
             header = next(reader)
