@@ -25,6 +25,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from gtkit.format import length_tag
 
 MEASURED_STRUCTURE = ("S2", "S3", "S4")
@@ -38,32 +40,48 @@ _INNERMOST = re.compile(r"^(.*/\d+)/[^/]+$")  # the innermost record holding a l
 
 def header_apart(fields: list[dict[str, Any]]) -> bool:
     """S2 (module docstring): a box cited by values of several records lies on another page than one of
-    those records' own values, or at their left on the same line."""
-    cited: dict[tuple[int, tuple[float, ...]], list[str]] = defaultdict(list)
+    those records' own values, or at their left on the same line. Boxes cited more than once are found
+    with one sort of every evidence box, so a long list without headers costs little."""
+    paths: list[str] = []
+    pages: list[int] = []
+    boxes: list[list[float]] = []
     for f in fields:
         for ev in f["readings"][0]["evidence"]:
             if ev.get("box") is not None:
-                cited[(ev["page"], tuple(ev["box"]))].append(f["path"])
-    headers: dict[tuple[int, tuple[float, ...]], set[str]] = {}
-    for key, paths in cited.items():
-        if len(paths) > 1:
-            records = {m.group(1) for m in map(_INNERMOST.match, paths) if m}
-            if len(records) > 1:
-                headers[key] = records
-    if not headers:
+                paths.append(f["path"])
+                pages.append(ev["page"])
+                boxes.append(ev["box"])
+    if len(paths) < 2:
         return False
-    own: dict[str, list[tuple[int, tuple[float, ...]]]] = defaultdict(list)  # record -> its own values' boxes
-    for key, paths in cited.items():
-        if key not in headers:
-            for m in map(_INNERMOST.match, paths):
-                if m:
-                    own[m.group(1)].append(key)
-    for (page, (hx0, hy0, hx1, hy1)), records in headers.items():
+    table = np.ascontiguousarray(np.column_stack([np.asarray(pages, dtype=float), np.asarray(boxes, dtype=float)]))
+    _, where, counts = np.unique(table.view(np.dtype((np.void, table.itemsize * 5))).ravel(), return_inverse=True,
+                                 return_counts=True)
+    where = where.reshape(-1)
+    shared = np.nonzero(counts[where] > 1)[0]
+    if not len(shared):
+        return False
+    cited: dict[int, set[str]] = defaultdict(set)  # a box cited more than once -> the records citing it
+    for i in shared:
+        m = _INNERMOST.match(paths[i])
+        if m:
+            cited[int(where[i])].add(m.group(1))
+    headers = {k: recs for k, recs in cited.items() if len(recs) > 1}
+    keyed = set().union(*headers.values()) if headers else set()
+    if not keyed:
+        return False
+    own: dict[str, list[list[float]]] = defaultdict(list)  # a keyed record -> its own values' pages and boxes
+    for i, path in enumerate(paths):
+        m = _INNERMOST.match(path)
+        if m and m.group(1) in keyed and int(where[i]) not in headers:
+            own[m.group(1)].append(table[i].tolist())
+    first = {int(where[i]): int(i) for i in shared[::-1]}  # a box's first entry
+    for k, records in headers.items():
+        page, hx0, hy0, hx1, hy1 = table[first[k]].tolist()
         for record in records:
-            boxes = own.get(record, [])
-            if boxes and all(p != page for p, _ in boxes):
+            mine = own.get(record, [])
+            if mine and all(b[0] != page for b in mine):
                 return True
-            if any(p == page and hx1 <= b[0] and hy0 < b[3] and b[1] < hy1 for p, b in boxes):
+            if any(b[0] == page and hx1 <= b[1] and hy0 < b[4] and b[2] < hy1 for b in mine):
                 return True
     return False
 
