@@ -22,7 +22,7 @@ from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.tags import header_apart
-from gtkit.synth.template import render_html
+from gtkit.synth.template import locate_template, render_html, render_template
 
 PRECINCTS = 45  # a countywide contest runs onto a second page; a district contest takes two blocks of columns
 SEED = 3
@@ -181,6 +181,37 @@ def test_a_header_must_print_what_it_keys(tmp_path):  # type: ignore[no-untyped-
     expected["contests"][0]["precincts"][2]["votes"][1]["candidate"] = "SOMEONE ELSE"
     with pytest.raises(GtkitError, match=r"/contests/0/precincts/2/votes/1/candidate: .*'SOMEONE ELSE'.* prints"):
         render_html(family, expected, "t")
+
+
+def _variant(tmp_path: Path, monkeypatch, **options: str):  # type: ignore[no-untyped-def]
+    """The shipped family copied with other layout options, found first through GTKIT_FAMILIES_PATH."""
+    folder = tmp_path / "fams" / "election_pivot"
+    shutil.copytree(get_family("election_pivot").folder, folder)
+    toml = (folder / "family.toml").read_text()
+    for key, value in options.items():
+        toml = toml.replace(f'{key} = "', f'{key} = "{value}"  # was "', 1)
+    (folder / "family.toml").write_text(toml)
+    monkeypatch.setenv("GTKIT_FAMILIES_PATH", str(folder.parent))
+    family_mod._cached.cache_clear()
+    return get_family("election_pivot")
+
+
+def test_the_layout_options_choose_the_pivot(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    family = _variant(tmp_path, monkeypatch, countywide="across")
+    assert family.template.options["countywide"] == "across"
+    expected = generate_expected(family, 12, 4)
+    rendered = render_template(family, expected, title="t")
+    located = locate_template(rendered, rendered.pdf)
+    assert not located.problems
+    for ci, c in enumerate(expected["contests"]):  # every contest pivoted: each name at the left of its figure
+        for i in range(len(c["precincts"])):
+            for j in range(len(c["candidates"])):
+                cp = f"/contests/{ci}/precincts/{i}/votes/{j}"
+                (key,), (fig,) = located.evidence[cp + "/candidate"], located.evidence[cp + "/votes"]
+                assert key["page"] == fig["page"] and key["box"][2] <= fig["box"][0]
+    family = _variant(tmp_path / "bad", monkeypatch, district="sideways")
+    with pytest.raises(GtkitError, match=r"template.html: line \d+: .*must_be_down_or_across"):
+        render_html(family, generate_expected(family, 12, 4), "t")
 
 
 def _field(path: str, page: int, box: list[float]) -> dict:
