@@ -73,12 +73,14 @@ class FamilyTags(Strict):
 
 class TemplateSection(Strict):
     """`[template]` (renderer `template`): the jinja2 HTML file and the CSS files (in the family's folder or
-    templates/), the display formats of fields by name, and how a null checkbox is drawn."""
+    templates/), the display formats of fields by name, how a null checkbox is drawn, and the family's
+    layout options (scalars the template reads as `options`, e.g. which pivot a table is drawn in)."""
 
     html: str = "template.html"
     css: list[str] = ["style.css"]
     formats: dict[str, Literal["money", "int"]] = {}
     null_checkbox: Literal["absent", "na"] = "absent"
+    options: dict[str, StrictBool | StrictInt | float | str] = {}  # layout choices, the template's `options`
 
 
 class FamilyToml(Strict):
