@@ -36,7 +36,7 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
 from gtkit.paths import FAMILIES_DIR, FAMILIES_ENV, search_path
 from gtkit.schema import check_schema, compile_schema
-from gtkit.synth.layout import Layout, read_layout
+from gtkit.synth.layout_toml import Layout, read_layout
 from gtkit.typed import Strict, error_at, read_toml_as
 
 PAGE_SIZES = {"letter": (612.0, 792.0), "legal": (612.0, 1008.0), "a4": (595.2756, 841.8898)}

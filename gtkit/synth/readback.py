@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.synth.layout import Item, Plan, chrome_and_header
+from gtkit.synth.plan import Item, Plan, chrome_and_header
 from gtkit.workers import Pool
 
 TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)

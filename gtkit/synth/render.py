@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from reportlab.pdfgen import canvas
 
-from gtkit.synth.layout import Plan, chrome_and_header
+from gtkit.synth.plan import Plan, chrome_and_header
 
 
 def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None = None,
