@@ -2,10 +2,11 @@
 
 A family folder holds:
 
-- `family.toml`: name, description, tags on the five axes, renderer, page size and
-  orientation, default record count, the schema property that holds the records,
-  and `allow_split` (renderer `columns` only: a record block may be cut between two
-  fields' lines, its continuation marked);
+- `family.toml`: name, description, tags on the five axes, renderer, page size,
+  orientation and rotation, default record count, the schema property that holds
+  the records, and `allow_split` (renderers `columns` and `table`: a record block
+  may be cut between two fields' lines, a table row between its cells, the
+  continuation marked);
 - `schema.json`: the task's JSON Schema (a description on every field);
 - `generator.py`: `generate_records(rng, n)` and optionally `generate_context(rng)`
   (the document-level values such as a case number), drawing only from `rng`;
@@ -105,9 +106,9 @@ class FamilyToml(Strict):
 
     @model_validator(mode="after")
     def _split_needs_columns(self) -> FamilyToml:
-        if self.allow_split and self.renderer != "columns":
-            raise error_at(("allow_split",), f"true needs renderer 'columns' (a {self.renderer} row is one line, "
-                                             "never split)")
+        if self.allow_split and self.renderer == "template":
+            raise error_at(("allow_split",), "true needs renderer 'columns' or 'table' (the template's CSS decides "
+                                             "where a block breaks)")
         if self.renderer == "template" and self.template is None:
             self.template = TemplateSection()
         if self.template is not None and self.renderer != "template":
@@ -167,6 +168,8 @@ def display(fmt: str | None, value: Any) -> str:
         return f"${value:,.2f}"
     if fmt == "int" and isinstance(value, (int, float)):
         return str(int(value))
+    if fmt == "grouped" and isinstance(value, (int, float)):  # whole numbers with thousands separators
+        return f"{int(value):,}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

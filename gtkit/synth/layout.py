@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gtkit.synth.chrome import geometry, lay_chrome
 from gtkit.synth.columns import lay_columns
 from gtkit.synth.layout_toml import Columns, Layout, Table, read_layout
-from gtkit.synth.plan import Item, PagePlan, Part, Plan, Run, chrome_and_header
+from gtkit.synth.plan import Item, PagePlan, Plan, Run, chrome_and_header
 from gtkit.synth.table import lay_table
 from gtkit.synth.text import register_fonts
 
@@ -39,11 +39,8 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
     content, body_box = geometry(family)
     records = expected.get(family.records_field) or []
     context = {k: v for k, v in expected.items() if k != family.records_field}
-    parts: list[Part] = []
-    if family.renderer == "columns":
-        pages, items, rec_pages, heights, parts = lay_columns(family, records, fonts, body_box)
-    else:
-        pages, items, rec_pages, heights = lay_table(family, records, fonts, body_box)
+    lay = lay_columns if family.renderer == "columns" else lay_table
+    pages, items, rec_pages, heights, parts = lay(family, records, fonts, body_box)
     total = len(pages)
     for p, pp in enumerate(pages):
         chrome = PagePlan()

@@ -82,7 +82,8 @@ class Columns(Strict):
 
 
 class TableColumn(Strict):
-    """One column of `[table] columns`: the field it prints, its header title, relative width, alignment."""
+    """One column of `[table] columns`: the field it prints, its header title, width (relative, or points with
+    `width_unit = "points"`), alignment."""
 
     field: str
     title: str | None = None  # default the field's name
@@ -90,8 +91,18 @@ class TableColumn(Strict):
     align: Literal["left", "right"] = "left"
 
 
+class HeaderGroup(Strict):
+    """One `[[table.groups]]`: a group title spanning `span` columns from the column of field `first`, printed
+    in a row above the column titles (a two-level header)."""
+
+    title: str
+    first: str
+    span: StrictInt = Field(ge=1)
+
+
 class Table(Strict):
-    """`[table]`: one row per record, the column header repeated on every page as chrome."""
+    """`[table]`: one row per record, the column header (with its `groups` above it) repeated on every page as
+    chrome."""
 
     font: str = "regular"
     size: Size = 7.0
@@ -103,6 +114,27 @@ class Table(Strict):
     header_leading: Size | None = None  # default 1.2 x header_size
     header_top: StrictFloat | None = None  # default the body top
     columns: list[TableColumn] = Field(min_length=1)
+    width_unit: Literal["relative", "points"] = "relative"  # relative widths are scaled to fill the body
+    groups: list[HeaderGroup] = []
+    group_rule: Points = 0.5  # width of the line under a group title, across its columns (0: none)
+    continued: Annotated[str, AfterValidator(_marker_text)] = "(continued)"  # opens a split row's next part
+
+    @model_validator(mode="after")
+    def _groups_fit(self) -> Table:
+        fields = [c.field for c in self.columns]
+        taken: set[int] = set()
+        for i, g in enumerate(self.groups):
+            if g.first not in fields:
+                raise error_at(("groups", i, "first"), f"{g.first!r} is not the field of a column")
+            start = fields.index(g.first)
+            if start + g.span > len(fields):
+                raise error_at(("groups", i, "span"), f"spans {g.span} columns from {g.first!r}, only "
+                                                      f"{len(fields) - start} exist from there")
+            cover = set(range(start, start + g.span))
+            if cover & taken:
+                raise error_at(("groups", i, "first"), "overlaps the columns of another group")
+            taken |= cover
+        return self
 
     @model_validator(mode="after")
     def _defaults(self) -> Table:
@@ -119,7 +151,7 @@ class Layout(Strict):
 
     page: PageSection = PageSection()
     fonts: dict[str, str]
-    formats: dict[str, Literal["money", "int"]] = {}
+    formats: dict[str, Literal["money", "int", "grouped"]] = {}
     chrome: list[ChromeLine] = []
     rule: list[Rule] = []
     body: Body = Body()

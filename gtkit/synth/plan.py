@@ -70,7 +70,7 @@ class Plan:
     record_heights: list[float]  # measured height of each record's block (points, gap and marker excluded)
     body_box: tuple[float, float, float, float]
     fonts: dict[str, str]
-    parts: list[Part] = field(default_factory=list)  # renderer columns: every part, in drawing order
+    parts: list[Part] = field(default_factory=list)  # columns: every part; table: the parts of split rows
     split_records: frozenset[int] = frozenset()  # records drawn in more than one part
 
 
