@@ -45,10 +45,19 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class PageSpec(Strict):
-    """`[page]`: the paper size (any case) and orientation."""
+    """`[page]`: the paper size (any case), the orientation of the content, and `rotate`: 90 or 270 prints
+    landscape content sideways on a portrait sheet whose /Rotate turns it upright in a viewer."""
 
     size: str = "letter"
     orientation: Literal["portrait", "landscape"] = "portrait"
+    rotate: Literal[0, 90, 270] = 0
+
+    @model_validator(mode="after")
+    def _rotate_landscape(self) -> PageSpec:
+        if self.rotate and self.orientation != "landscape":
+            raise error_at(("rotate",), f"{self.rotate} needs orientation 'landscape' (landscape content on a "
+                                        "portrait sheet, turned by the viewer)")
+        return self
 
     @field_validator("size")
     @classmethod
@@ -130,6 +139,7 @@ class Family:
     tags: dict[str, Any]
     layout: Layout | None  # None for renderer template
     allow_split: bool = False
+    rotate: int = 0  # the pages' /Rotate: page_size is the page as a viewer shows it
     template: TemplateSection | None = None
     _module: ModuleType | None = field(default=None, repr=False)
 
@@ -198,6 +208,7 @@ def _load(folder: Path) -> Family:
         tags=meta.tags.model_dump(),
         layout=None if meta.renderer == "template" else read_layout(folder / "layout.toml", meta.renderer),
         allow_split=meta.allow_split,
+        rotate=meta.page.rotate,
         template=meta.template,
     )
 

@@ -113,7 +113,8 @@ class TablePacker:
                     self.header_items.append((text, (cx0, top, cx1, top + len(lines) * hleading)))
         bottom = top + n_lines * hleading
         if bottom > self.top:
-            raise GtkitError(f"the column header ends at {bottom:.0f} pt, below the body top {self.top:.0f} pt")
+            raise GtkitError(f"/table/header_top: the column header ends at {bottom:.1f} pt, below the body top "
+                             f"{self.top:.1f} pt", self.where)
         return bottom
 
     def _new_page(self, first: int) -> PagePlan:
