@@ -48,5 +48,6 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
         pp.chrome_runs, pp.chrome_items = chrome.chrome_runs, chrome.chrome_items
         pp.rules = chrome.rules + pp.rules
     split = frozenset(p.record for p in parts if p.index > 0)
+    groups = family.renderer == "table" and bool(family.layout.table.groups)
     return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts, parts, split,
-                family.rotate)
+                groups, family.rotate)

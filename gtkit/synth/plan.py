@@ -72,6 +72,7 @@ class Plan:
     fonts: dict[str, str]
     parts: list[Part] = field(default_factory=list)  # columns: every part; table: the parts of split rows
     split_records: frozenset[int] = frozenset()  # records drawn in more than one part
+    two_level_header: bool = False  # a table's header has a row of groups over the column titles
     rotate: int = 0  # the pages' /Rotate (page_size, content and every box are the page as a viewer shows it)
 
 

@@ -57,6 +57,7 @@ class Located:
     evidence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     problems: list[SynthProblem] = field(default_factory=list)
     words: int = 0
+    rotated_pages: int = 0  # pages with /Rotate (each checked against the layout's)
 
 
 def describe(item: Item) -> str:
@@ -191,6 +192,7 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
     for p, page in enumerate(pages):
         pw, ph = page.size
         out.page_sizes.append((pw, ph))
+        out.rotated_pages += page.rotation != 0
         if page.rotation != plan.rotate:
             problems.append(SynthProblem("", f"page {p + 1} has /Rotate {page.rotation}, the layout made {plan.rotate}"))
             break
