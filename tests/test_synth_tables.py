@@ -295,3 +295,12 @@ def test_show_draws_boxes_where_the_viewer_sees_the_words(bundles):  # type: ign
     hits = [blue[int(y0 * 612) - 1 : int(y0 * 612) + 2, int(x0 * 792) : int(x1 * 792) + 1].any()
             for x0, y0, x1, _ in boxes]
     assert len(boxes) > 100 and all(hits)
+
+
+def test_template_family_refuses_rotate(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
+    folder = copy_family(tmp_path, monkeypatch, "schedule_ef", "ef_rotated")
+    toml = (folder / "family.toml").read_text()
+    (folder / "family.toml").write_text(toml.replace('orientation = "portrait"', 'orientation = "landscape"\nrotate = 90'))
+    code, _, err = run(["synth", "--family", "ef_rotated", "--records", 5, "--out", tmp_path / "out"], capsys)
+    assert code == 2 and "family.toml" in err and "/page/rotate" in err, err
+    assert not (tmp_path / "out").exists()

@@ -120,6 +120,9 @@ class FamilyToml(Strict):
                                              "where a block breaks)")
         if self.renderer == "template" and self.template is None:
             self.template = TemplateSection()
+        if self.page.rotate and self.renderer == "template":
+            raise error_at(("page", "rotate"), "needs renderer 'columns' or 'table' (a template's pages are laid out "
+                                               "by its CSS)")
         if self.template is not None and self.renderer != "template":
             raise error_at(("template",), f"needs renderer 'template' (this family's renderer is {self.renderer!r})")
         return self

@@ -47,6 +47,7 @@ class TablePacker:
         self.hpad = (self.hleading - self.hsize) / 2 + ASCENT * self.hsize
         self.header_runs: list[Run] = []
         self.header_items: list[tuple[str, Box]] = []
+        self.group_rules: list[tuple[float, float, float, float, float]] = []  # under each group title
         self.header_bottom = self._lay_header()
         self.pages: list[PagePlan] = [self._new_page(0)]
         self.items: list[Item] = []
@@ -63,13 +64,15 @@ class TablePacker:
             for c in self.cols:
                 edges.append(edges[-1] + c.width * scale)
             return edges
+        body = self.x1 - self.x0
         for c, col in enumerate(self.cols):
+            if col.width > body:
+                raise GtkitError(f"/table/columns/{c}/width: column {col.field!r} is {col.width:.0f} pt wide, the "
+                                 f"body {body:.0f} pt", self.where)
             edges.append(edges[-1] + col.width)
             if edges[-1] > self.x1 + 1e-6:
-                what = "is" if col.width > self.x1 - self.x0 else "ends past the body's right edge: the columns are"
-                raise GtkitError(f"/table/columns/{c}/width: column {col.field!r} {what} "
-                                 f"{edges[-1] - self.x0 if what != 'is' else col.width:.0f} pt wide, the body "
-                                 f"{self.x1 - self.x0:.0f} pt", self.where)
+                raise GtkitError(f"/table/columns/{c}/width: column {col.field!r} ends {edges[-1] - self.x1:.0f} pt "
+                                 f"past the body's right edge (the body is {body:.0f} pt wide)", self.where)
         return edges
 
     def _inner(self, c: int) -> tuple[float, float]:
@@ -98,7 +101,6 @@ class TablePacker:
     def _lay_header(self) -> float:
         """The column header block, the same on every page (drawn as chrome): the group titles (if any) over the
         column titles; returns its bottom."""
-        self.group_rules: list[tuple[float, float, float, float, float]] = []
         top = self._lay_groups() if self.spec.groups else self.header_top
         hw, hleading = self.hwrapper, self.hleading
         n_lines = 0
