@@ -304,3 +304,26 @@ def test_template_family_refuses_rotate(tmp_path, monkeypatch, capsys):  # type:
     code, _, err = run(["synth", "--family", "ef_rotated", "--records", 5, "--out", tmp_path / "out"], capsys)
     assert code == 2 and "family.toml" in err and "/page/rotate" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@needs_pdftotext
+def test_rotate_270_agrees_with_pdftotext(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
+    """The other quarter turn: /Rotate 270, boxes still on the words pdftotext sees, check clean."""
+    folder = copy_family(tmp_path, monkeypatch, "adverse_events", "ae_270")
+    toml = (folder / "family.toml").read_text()
+    (folder / "family.toml").write_text(toml.replace("rotate = 90", "rotate = 270"))
+    out = tmp_path / "b"
+    assert run(["synth", "--family", "ae_270", "--records", 40, "--out", out], capsys)[0] == 0
+    assert run(["check", out], capsys)[0] == 0
+    b = read_bundle(out)
+    with pymupdf.open(b.pdf_path) as doc:
+        assert {p.rotation for p in doc} == {270}
+    pages = pdftotext_pages(b.pdf_path, b.gt.document.page_sizes)
+    family = get_family("ae_270")
+    for f in b.gt.fields:
+        for ev in f.readings[0].evidence:
+            x0, y0, x1, y1 = ev.box
+            inside = [w[4] for w in pages[ev.page - 1]
+                      if x0 - 0.003 < (w[0] + w[2]) / 2 < x1 + 0.003 and y0 - 0.003 < (w[1] + w[3]) / 2 < y1 + 0.003]
+            text = family.display(f.path.rsplit("/", 1)[-1], f.readings[0].value)
+            assert "".join(inside) == "".join(text.split()), (f.path, inside)
