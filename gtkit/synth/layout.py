@@ -9,6 +9,11 @@ only when the next record does not fit. Page chrome (running header, caption,
 "Page x of y", `gtkit.synth.chrome`) and a table's column header are laid out on
 every page and drawn before the page's records.
 
+A table's header may have two levels (groups spanning columns over the titles), and
+with `allow_split` a table row too tall for the rest of a page is split between its
+cells. A rotated family (`[page] rotate`) is planned on the page as a viewer shows it
+(landscape); `gtkit.synth.render` turns it onto the portrait sheet under /Rotate.
+
 The plan (`gtkit.synth.plan`) records every part of a split record (`Plan.parts`)
 and the page of every value (`Item.page`), so the checks stay exact for split
 records. The read-back uses the items only for their text and order; where a
