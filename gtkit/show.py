@@ -56,26 +56,32 @@ def evidence_marks(entry: FieldEntry, color: Color, *, labels: bool = True, word
 
 def draw_marks(page: object, marks: Iterable[Mark]) -> None:
     """Draw `marks` on a PyMuPDF page (in place), as one shape committed once: a commit per box would re-read the
-    page's whole content stream each time (a page of a thousand boxes took seconds)."""
+    page's whole content stream each time (a page of a thousand boxes took seconds).
+
+    Boxes are normalized to the page as a viewer shows it (`page.rect`, after /Rotate); PyMuPDF draws in the
+    unrotated page's coordinates, so every point goes through `page.derotation_matrix` (identity when the page
+    has no /Rotate), and labels are turned with the page so they read upright."""
     import pymupdf
 
     w, h = page.rect.width, page.rect.height  # type: ignore[attr-defined]
+    unturn = page.derotation_matrix  # type: ignore[attr-defined]
     shape = page.new_shape()  # type: ignore[attr-defined]
     for m in marks:
         dashes = "[2] 0" if m.dashed else None
         if m.quad is not None:
-            tl, tr, br, bl = (pymupdf.Point(x * w, y * h) for x, y in m.quad)
+            tl, tr, br, bl = (pymupdf.Point(x * w, y * h) * unturn for x, y in m.quad)
             shape.draw_quad(pymupdf.Quad(tl, tr, bl, br))  # PyMuPDF orders ul, ur, ll, lr
         else:
             if m.words:
                 for word in m.words:
-                    shape.draw_rect(pymupdf.Rect(word[0] * w, word[1] * h, word[2] * w, word[3] * h))
+                    shape.draw_rect(pymupdf.Rect(word[0] * w, word[1] * h, word[2] * w, word[3] * h) * unturn)
                 shape.finish(color=m.color, width=0.25, dashes=dashes)
-            shape.draw_rect(pymupdf.Rect(m.box[0] * w, m.box[1] * h, m.box[2] * w, m.box[3] * h))
+            shape.draw_rect(pymupdf.Rect(m.box[0] * w, m.box[1] * h, m.box[2] * w, m.box[3] * h) * unturn)
         shape.finish(color=m.color, width=0.8, dashes=dashes)
         if m.label:
-            shape.insert_text((m.box[0] * w, max(m.box[1] * h - 1.0, 4.0)), m.label, fontsize=4, fontname="helv",
-                              color=m.color)
+            at = pymupdf.Point(m.box[0] * w, max(m.box[1] * h - 1.0, 4.0)) * unturn
+            shape.insert_text(at, m.label, fontsize=4, fontname="helv", color=m.color,
+                              rotate=page.rotation)  # type: ignore[attr-defined]
     shape.commit()
 
 

@@ -16,6 +16,11 @@ field entries:
 - G4 (checkbox evidence): a boolean value was drawn (its evidence is a checkbox);
 - G3 (nested-record evidence): a value of a record nested inside a record was drawn.
 
+A document drawn by the reportlab renderers also has the layout facts measured (`drawn`):
+
+- S1 (two-level header): a header row of groups spanning columns was drawn over the column titles;
+- P1 (rotated page): a page of the PDF has /Rotate (its content runs sideways on the sheet).
+
 Measured tags a family declares but the document does not show are dropped.
 """
 
@@ -32,6 +37,7 @@ from gtkit.format import length_tag
 MEASURED_STRUCTURE = ("S2", "S3", "S4")
 MEASURED_TASK = ("T1.b",)
 MEASURED_GROUNDING = ("G3", "G4")
+DRAWN = {"S1": "structure", "P1": "perception"}  # layout facts the reportlab renderers measure
 ROWS_S4 = 1000
 _RECORD = re.compile(r"^(/[^/]+/\d+)(/.*)$")
 _NESTED = re.compile(r"^/[^/]+/\d+/.*/\d+/")
@@ -87,8 +93,10 @@ def header_apart(fields: list[dict[str, Any]]) -> bool:
 
 
 def measured_tags(declared: dict[str, Any], records_field: str, records: int, fields: list[dict[str, Any]],
-                  pages: int) -> dict[str, Any]:
-    """The document's tags: `declared` (family.toml's) with the measured ones recomputed (module docstring)."""
+                  pages: int, drawn: dict[str, bool] | None = None) -> dict[str, Any]:
+    """The document's tags: `declared` (family.toml's) with the measured ones recomputed (module docstring).
+    `drawn` maps the layout facts of `DRAWN` to whether the document shows them (None: not measured, the
+    declared ones are kept)."""
     record_pages: dict[str, set[int]] = defaultdict(set)
     checkbox = nested = False
     for f in fields:
@@ -107,5 +115,12 @@ def measured_tags(declared: dict[str, Any], records_field: str, records: int, fi
     task += ["T1.b"] * any(len(p) > 1 for p in record_pages.values())
     grounding = [t for t in declared.get("grounding", []) if t not in MEASURED_GROUNDING]
     grounding += ["G3"] * nested + ["G4"] * checkbox
-    return {"task": sorted(task), "perception": list(declared.get("perception", [])), "structure": sorted(structure),
+    perception = list(declared.get("perception", []))
+    for tag, axis in DRAWN.items() if drawn is not None else ():
+        kept = perception if axis == "perception" else structure
+        if tag in kept:
+            kept.remove(tag)
+        if drawn.get(tag):
+            kept.append(tag)
+    return {"task": sorted(task), "perception": sorted(perception), "structure": sorted(structure),
             "length": length_tag(pages), "domain": declared.get("domain"), "grounding": sorted(grounding)}
