@@ -36,7 +36,7 @@ from gtkit.typed import pointer_of
 from gtkit.fileio import canonical_sha256, read_json, sha256_file
 from gtkit.normalize import value_key
 from gtkit.pdf import open_pdf
-from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
+from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, undescribed_key, validation_errors
 from gtkit.workers import Pool, pool_for
 
 
@@ -114,14 +114,17 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     for pointer, message in validation_errors(bundle.schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
-    leaves = {p: v for p, _, v in iter_leaves(compile_schema(bundle.schema), gt.expected)}
+    root = compile_schema(bundle.schema)
+    leaves = {p: v for p, _, v in iter_leaves(root, gt.expected)}
     counts = Counter(f["path"] for f in fields)
     for i, entry in enumerate(fields):
         where, path_ = f"/fields/{i}", entry["path"]
         if counts[path_] > 1:
             problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
         if path_ not in leaves:
-            problems.append(Problem(g, where, f"{path_} is not a leaf of expected"))
+            extra = undescribed_key(root, path_)
+            problems.append(Problem(g, where, f"{extra} is a key of expected that the schema does not describe"
+                                    if extra else f"{path_} is not a leaf of expected"))
         elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
             problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
         for r, reading in enumerate(entry["readings"]):

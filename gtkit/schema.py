@@ -10,7 +10,7 @@ instance is a null leaf (a missing key equals an explicit null).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -73,6 +73,9 @@ class Node:
     item: Node | None = None  # the record node of a `records` array
     whole: dict[str, Any] | None = None  # a leaf whose values are structures (oneOf objects, arrays of arrays):
     # its schema made self-contained, to validate a value as a whole
+    source: dict[str, Any] | None = None  # the schema at this spot as written (nullable unions kept), self-contained
+    _validator: Any = field(default=None, repr=False)
+    _nullable: bool | None = field(default=None, repr=False)
 
     @property
     def description(self) -> str | None:
@@ -144,6 +147,11 @@ class _Compiler:
             del self.trail[mark:]
 
     def _compile(self, s: dict[str, Any], depth: int, mark: int) -> Node:
+        node = self._compile_unwrapped(s, depth, mark)
+        node.source = self.whole(self.deref(s))
+        return node
+
+    def _compile_unwrapped(self, s: dict[str, Any], depth: int, mark: int) -> Node:
         s = self.unwrap_nullable(self.deref(s))
         again = next((r for r in self.trail[mark:] if r in self.trail[:mark]), None)
         if again is not None:
@@ -224,6 +232,23 @@ def guess_node(value: Any) -> Node:
     return Node("scalar", {})
 
 
+def undescribed_key(node: Node, pointer: str) -> str | None:
+    """The pointer of the first key on the way to `pointer` that the schema does not declare (a key of an
+    object whose properties it lists), or None."""
+    prefix = ""
+    for token in split_pointer(pointer):
+        prefix = join_pointer(prefix, token)
+        if node.kind == "object" and node.props:
+            if token not in node.props:
+                return prefix
+            node = node.props[token]
+        elif node.kind == "records" and node.item is not None:
+            node = node.item
+        else:
+            return None
+    return None
+
+
 def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:
     """Every array of records reachable through objects (pointer pattern, node); nested arrays use '*'."""
     if node.kind == "object":
@@ -269,12 +294,51 @@ def load_schema(path: Path) -> dict[str, Any]:
     return check_schema(read_json(path), path)
 
 
-def validation_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
-    """(JSON Pointer, message) for every way `instance` fails `schema`."""
+Validator = Callable[[Any], list[tuple[str, str]]]
+
+
+def compile_validator(schema: dict[str, Any]) -> Validator:
+    """The one validator of gtkit (`gtkit check`, consensus votes, adjudication): a function giving
+    (JSON Pointer, message) for every way an instance fails `schema`, sorted by pointer. The dialect is
+    the schema's `$schema` (default Draft 2020-12), formats checked."""
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    out = []
-    for err in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
-        pointer = "".join("/" + escape_token(p) for p in err.absolute_path)
-        out.append((pointer, err.message))
-    return out
+
+    def errors(instance: Any) -> list[tuple[str, str]]:
+        out = []
+        for err in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+            pointer = "".join("/" + escape_token(p) for p in err.absolute_path)
+            out.append((pointer, err.message))
+        return out
+
+    return errors
+
+
+def validation_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
+    """(JSON Pointer, message) for every way `instance` fails `schema`."""
+    return compile_validator(schema)(instance)
+
+
+def errors_at(node: Node, instance: Any) -> list[tuple[str, str]]:
+    """How `instance` fails the task schema at `node`'s spot (its schema as written, with the root's
+    `$defs`), by the validator `gtkit check` uses; pointers relative to the spot. A node the schema does
+    not describe (a free-form object's member) accepts anything."""
+    if node.source is None:
+        return []
+    if node._validator is None:
+        node._validator = compile_validator(node.source)
+    return node._validator(instance)
+
+
+def nullable(node: Node) -> bool:
+    """Whether the schema lets null stand at `node`'s spot (by the validator, so `anyOf`/`oneOf`, `$ref`,
+    `enum` and `const` count)."""
+    if node._nullable is None:
+        node._nullable = not errors_at(node, None)
+    return node._nullable
+
+
+def required(node: Node) -> frozenset[str]:
+    """The keys an object node requires."""
+    req = node.schema.get("required") if node.kind == "object" else None
+    return frozenset(k for k in req if isinstance(k, str)) if isinstance(req, list) else frozenset()

@@ -548,12 +548,15 @@ def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str
 
 def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                workers: int = DEFAULT_WORKERS, pool: Pool | None = None, explain: Path | None = None,
-               force: bool = False, progress: Callable[[int, int], None] | None = None) -> ScoreReport:
+               force: bool = False, progress: Callable[[int, int], None] | None = None, html: Path | None = None,
+               html_pages: int = 10) -> ScoreReport:
     """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
 
     A long truth the fast reader declines (an older format) has its field entries validated in the `pool`
     (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
-    `force` replaces an earlier explain file, never anything else).
+    `force` replaces an earlier explain file, never anything else). With `html`, the report is also written
+    there as a static folder of pages (`gtkit.report_html`, at most `html_pages` page pictures per document);
+    `force` replaces an earlier HTML view.
 
     The cyclic garbage collector is paused meanwhile: reading and scoring a long document build millions of
     objects that hold no reference cycles, and each collection on the way would walk all of them again (a
@@ -563,7 +566,13 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
         raise GtkitError("prediction folder not found", pred_dir)
     if explain is not None:
         check_output(Path(explain), force=force, inputs=[gt, pred_dir], replaceable=is_explain_file)
+    if html is not None:
+        from gtkit.html_pages import is_html_view
+
+        check_output(Path(html), force=force, inputs=[gt, pred_dir], replaceable=is_html_view)
+    explain_cells = explain is not None or html is not None
     docs = []
+    doc_folders = []
     folders = list(iter_bundle_dirs(gt))
     with pool_for(pool, workers, preload=PRELOAD) as pool, no_gc():  # see `score_path`'s docstring
         for index_doc_id, folder in folders:
@@ -578,18 +587,25 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
                     truth.field_check.cancel()
                 raise
             if not loaded.usable:
-                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail, explain=bool(explain)))
+                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail, explain=explain_cells))
             else:
                 docs.append(score_truth(truth, loaded.predicted, loaded.citations, memory_budget=memory_budget,
-                                        explain=bool(explain)))
+                                        explain=explain_cells))
+            doc_folders.append(folder)
             truth.confirm()
             truth = loaded = None  # freed now: the collector, back on after the loop, would walk them
             gc.collect(0)  # whatever reference cycles the document left (none known): a dataset never piles them up
             if progress is not None:
                 progress(len(docs), len(folders))
+        report = ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
+        if html is not None:
+            from gtkit.report_html import ScoredDocument, write_score_html
+
+            write_score_html(Path(html), report, [ScoredDocument(d, f) for d, f in zip(docs, doc_folders)], gt,
+                             pred_dir, pool=pool, force=force, max_pages=html_pages)
     if explain is not None:
         write_explain(Path(explain), docs, force=force, inputs=[gt, pred_dir])
-    return ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
+    return report
 
 
 PRELOAD = ("gtkit.format",)  # what the workers import once, in the fork server

@@ -110,7 +110,8 @@ class ScoreReport:
 
         axes = parse_axes(self.by)
         rows = [{**{a: "(all)" for a in axes}, **_row(self.overall())}]
-        rows += [{**dict(zip(axes, k)), **_row(summarize(v))} for k, v in _groups(self.documents, axes).items()]
+        if axes:
+            rows += [{**dict(zip(axes, k)), **_row(summarize(v))} for k, v in _groups(self.documents, axes).items()]
         return pandas.DataFrame(rows, columns=[*axes, "docs", *METRICS])
 
     def pairs(self) -> dict[str, Any]:

@@ -1,19 +1,26 @@
-"""Draw a page's ground-truth evidence over its rendering, as a PNG."""
+"""Draw boxes over a rendered page, as a PNG: a page's ground-truth evidence (`gtkit show`), and any set of
+marks (the HTML views of `gtkit.html`).
+
+A `Mark` is one box (or quad) to draw, in page-normalized coordinates with the origin top-left: plain data,
+so that pages can be drawn in worker processes from the PDF's path and their marks alone.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-
-import pymupdf
+from typing import NamedTuple
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, write_bytes_atomic
-from gtkit.format import Bundle, read_bundle
+from gtkit.format import Bundle, FieldEntry, read_bundle
 from gtkit.pdf import open_pdf
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
-TRUST_COLORS = {
+Color = tuple[float, float, float]
+
+TRUST_COLORS: dict[str, Color] = {
     "constructed": (0.0, 0.45, 0.85),
     "agreed": (0.0, 0.6, 0.25),
     "adjudicated": (0.55, 0.2, 0.75),
@@ -22,35 +29,87 @@ TRUST_COLORS = {
 }
 
 
+class Mark(NamedTuple):
+    """One box to draw on a page: `box` [x0, y0, x1, y1] (or the four corners `quad`, tl tr br bl), its word
+    boxes, a colour, dashed or solid, and an optional label written above it."""
+
+    page: int
+    box: tuple[float, float, float, float]
+    color: Color
+    label: str | None = None
+    dashed: bool = False
+    quad: tuple[tuple[float, float], ...] | None = None
+    words: tuple[tuple[float, float, float, float], ...] = ()
+
+
+def evidence_marks(entry: FieldEntry, color: Color, *, labels: bool = True, words: bool = True) -> Iterator[Mark]:
+    """The marks of a field entry's boxed evidence: the first reading's solid, alternates' dashed; with `words`,
+    each word's box too."""
+    for reading_index, reading in enumerate(entry.readings):
+        for ev in reading.evidence:
+            if ev.box is None:
+                continue
+            yield Mark(ev.page, tuple(ev.box), color, entry.path if labels else None, reading_index > 0,
+                       tuple(tuple(p) for p in ev.quad) if ev.quad is not None else None,
+                       tuple(tuple(w) for w in ev.words or ()) if words else ())
+
+
+def draw_marks(page: object, marks: Iterable[Mark]) -> None:
+    """Draw `marks` on a PyMuPDF page (in place), as one shape committed once: a commit per box would re-read the
+    page's whole content stream each time (a page of a thousand boxes took seconds).
+
+    Boxes are normalized to the page as a viewer shows it (`page.rect`, after /Rotate); PyMuPDF draws in the
+    unrotated page's coordinates, so every point goes through `page.derotation_matrix` (identity when the page
+    has no /Rotate), and labels are turned with the page so they read upright."""
+    import pymupdf
+
+    w, h = page.rect.width, page.rect.height  # type: ignore[attr-defined]
+    unturn = page.derotation_matrix  # type: ignore[attr-defined]
+    shape = page.new_shape()  # type: ignore[attr-defined]
+    for m in marks:
+        dashes = "[2] 0" if m.dashed else None
+        if m.quad is not None:
+            tl, tr, br, bl = (pymupdf.Point(x * w, y * h) * unturn for x, y in m.quad)
+            shape.draw_quad(pymupdf.Quad(tl, tr, bl, br))  # PyMuPDF orders ul, ur, ll, lr
+        else:
+            if m.words:
+                for word in m.words:
+                    shape.draw_rect(pymupdf.Rect(word[0] * w, word[1] * h, word[2] * w, word[3] * h) * unturn)
+                shape.finish(color=m.color, width=0.25, dashes=dashes)
+            shape.draw_rect(pymupdf.Rect(m.box[0] * w, m.box[1] * h, m.box[2] * w, m.box[3] * h) * unturn)
+        shape.finish(color=m.color, width=0.8, dashes=dashes)
+        if m.label:
+            at = pymupdf.Point(m.box[0] * w, max(m.box[1] * h - 1.0, 4.0)) * unturn
+            shape.insert_text(at, m.label, fontsize=4, fontname="helv", color=m.color,
+                              rotate=page.rotation)  # type: ignore[attr-defined]
+    shape.commit()
+
+
+def render_marks_png(pdf_path: Path, page_number: int, marks: Iterable[Mark], *, dpi: int = 110,
+                     thumb_shrink: int = 0) -> tuple[bytes, bytes | None]:
+    """PNG bytes of page `page_number` (1-based) of the PDF with `marks` drawn, and (with `thumb_shrink` n)
+    a thumbnail of the same drawing scaled down by 2**n (else None)."""
+    with open_pdf(pdf_path) as doc:
+        if not 1 <= page_number <= doc.page_count:
+            raise GtkitError(f"page {page_number} is out of range (the document has {doc.page_count} pages)", pdf_path)
+        page = doc[page_number - 1]
+        draw_marks(page, marks)
+        pix = page.get_pixmap(dpi=dpi)
+        png = pix.tobytes("png")
+        if not thumb_shrink:
+            return png, None
+        pix.shrink(thumb_shrink)
+        return png, pix.tobytes("png")
+
+
 def render_evidence_png(bundle: Bundle, page_number: int, *, dpi: int = 110, labels: bool = True) -> bytes:
     """PNG bytes of page `page_number` (1-based) with every evidence box (or quad) on it drawn and labelled."""
     pages = bundle.gt.document.pages
     if not 1 <= page_number <= pages:
         raise GtkitError(f"page {page_number} is out of range (the document has {pages} pages)", bundle.pdf_path)
-    with open_pdf(bundle.pdf_path) as doc:
-        page = doc[page_number - 1]
-        w, h = page.rect.width, page.rect.height
-        for entry in bundle.gt.fields:
-            color = TRUST_COLORS[entry.trust]
-            for reading_index, reading in enumerate(entry.readings):
-                for ev in reading.evidence:
-                    if ev.page != page_number or ev.box is None:
-                        continue
-                    dashes = None if reading_index == 0 else "[2] 0"
-                    if ev.quad is not None:
-                        tl, tr, br, bl = (pymupdf.Point(x * w, y * h) for x, y in ev.quad)
-                        quad = pymupdf.Quad(tl, tr, bl, br)  # PyMuPDF orders ul, ur, ll, lr
-                        page.draw_quad(quad, color=color, width=0.8, dashes=dashes)
-                    else:
-                        for word in ev.words or []:
-                            page.draw_rect(pymupdf.Rect(word[0] * w, word[1] * h, word[2] * w, word[3] * h),
-                                           color=color, width=0.25, dashes=dashes)
-                        rect = pymupdf.Rect(ev.box[0] * w, ev.box[1] * h, ev.box[2] * w, ev.box[3] * h)
-                        page.draw_rect(rect, color=color, width=0.8, dashes=dashes)
-                    if labels:
-                        page.insert_text((ev.box[0] * w, max(ev.box[1] * h - 1.0, 4.0)), entry.path,
-                                         fontsize=4, fontname="helv", color=color)
-        return page.get_pixmap(dpi=dpi).tobytes("png")
+    marks = [m for entry in bundle.gt.fields for m in evidence_marks(entry, TRUST_COLORS[entry.trust], labels=labels)
+             if m.page == page_number]
+    return render_marks_png(bundle.pdf_path, page_number, marks, dpi=dpi)[0]
 
 
 def is_png(path: Path) -> bool:

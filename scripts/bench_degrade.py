@@ -7,6 +7,10 @@ the result (PNG via cv2.imencode, written to a file). A recipe's time is the who
 the output PDF. Floor and recipe pages alternate, and each ratio is the recipe's median over the median
 of the floor pages timed next to it (the machine may be shared); the target is <= 2x.
 
+A recipe with `albumentations` stages is also timed against its own floor: the bare floor plus the same
+albumentations transforms applied by albumentations alone to the same page (as a user of albumentations
+would call them, in one `A.Compose`), so its ratio shows what gtkit adds around the peer's own cost.
+
 If `augraphy` is importable (an optional bench extra, never a gtkit dependency), its default pipeline
 runs on the same page as a peer.
 
@@ -79,10 +83,33 @@ def time_recipe(pdf: Path, name: str, dpi: int, reps: int, out_dir: Path, seed: 
     for seed in range(seed, seed + reps):
         t0 = time.perf_counter()
         plan = plan_page(rec, seed, "bench", 1, size, dpi)
-        kind, data = render_page((str(pdf), 0, dpi, plan, rec.output.format, rec.output.quality))
+        kind, data, _drawn = render_page((str(pdf), 0, dpi, plan, rec.output.format, rec.output.quality))
         writer.add_page(size[0], size[1], kind, data)
         times.append(time.perf_counter() - t0)
     writer.close()
+    return times
+
+
+def albumentations_transforms(name: str) -> list[tuple[str, dict]]:
+    """The (transform, arguments) of a recipe's albumentations stages, in order."""
+    rec = load_recipe(name)
+    return [(e.params.transform, dict(e.params.args)) for e in rec.stages if e.stage == "albumentations"]
+
+
+def time_albumentations_alone(pdf: Path, transforms: list[tuple[str, dict]], dpi: int, reps: int) -> list[float]:
+    """The transforms in one A.Compose on the rasterized RGB page, nothing else."""
+    import albumentations as A
+
+    doc = pymupdf.open(pdf)
+    pix = doc[0].get_pixmap(dpi=dpi, alpha=False)
+    img = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width, pix.n)[:, :, :3].copy()
+    args = [{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()} for _, a in transforms]
+    compose = A.Compose([getattr(A, t)(**a, p=1.0) for (t, _), a in zip(transforms, args)], seed=0)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        compose(image=img)
+        times.append(time.perf_counter() - t0)
     return times
 
 
@@ -113,6 +140,7 @@ def main() -> int:
     names = args.recipes or [n for n, _ in list_recipes()]
     results: dict[str, dict[str, float]] = {}
     ratios: dict[str, dict[str, float]] = {}
+    peer_cost: dict[str, dict[str, list[float]]] = {}  # floor + albumentations alone, per recipe that uses it
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         pdf = tmpd / "page.pdf"
@@ -129,7 +157,11 @@ def main() -> int:
                 for seed in range(args.reps):
                     fl += time_floor(pdf, dpi, 1, tmpd)
                     rc += time_recipe(pdf, name, dpi, 1, tmpd, seed=seed)
-                floors += fl
+                    if albu := albumentations_transforms(name):
+                        fl[-1] += time_albumentations_alone(pdf, albu, dpi, 1)[0]
+                        peer_cost.setdefault(name, {}).setdefault(str(dpi), []).append(fl[-1])
+                if name not in peer_cost:
+                    floors += fl
                 results.setdefault(name, {})[str(dpi)] = statistics.median(rc)
                 ratios.setdefault(name, {})[str(dpi)] = statistics.median(rc) / statistics.median(fl)
             results.setdefault("floor", {})[str(dpi)] = statistics.median(floors)
@@ -157,7 +189,7 @@ def main() -> int:
             if name not in ("floor",) and not name.startswith("augraphy"):
                 worst = max(worst, ratio)
             cells += f"{t * 1000:>12.1f}{ratio:>9.2f}"
-        print(f"{name:<28}{cells}")
+        print(f"{name:<28}{cells}{'  (floor + albumentations alone)' if name in peer_cost else ''}")
     if not any(n.startswith("augraphy") for n in results):
         print("augraphy: not installed (optional peer, `pip install augraphy` to compare)")
     print(f"worst recipe / floor: {worst:.2f} (target <= 2.00)")

@@ -3,7 +3,10 @@
 
 For each case (unclaimed_property at 26,725 rows, creditor_matrix at 8,624 records, and the
 template families schedule_ef at 300 claims and deviation_log at 120 deviations, their default
-sizes, and county_audit at 400 line items) it runs, each in its own subprocess:
+sizes, county_audit at 400 line items, election_pivot at its default 150 precincts (eight contests
+of tens of pages), and the long tables holdings_13f at 3,200 rows (two-level header) and
+adverse_events at 3,600 events (rotated pages, split rows), their default sizes) it runs, each in
+its own subprocess:
 
 - floor: generate the same records, lay them out and render the PDF to disk, nothing
   else (no read-back, no checks, no gt.json): `gtkit.synth.pipeline.render_only`; for a
@@ -40,7 +43,7 @@ import time
 from pathlib import Path
 
 DEFAULT_CASES = ["unclaimed_property:26725", "creditor_matrix:8624", "schedule_ef:300", "deviation_log:120",
-                 "county_audit:400"]
+                 "county_audit:400", "election_pivot:150", "holdings_13f:3200", "adverse_events:3600"]
 RSS_LIMIT_MB = 1024.0
 RATIO_LIMIT = 3.0
 
@@ -115,7 +118,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="2,000 records per family")
     args = ap.parse_args()
     cases = args.case or (["unclaimed_property:2000", "creditor_matrix:2000", "schedule_ef:60", "deviation_log:30",
-                           "county_audit:80"]
+                           "county_audit:80", "election_pivot:30", "holdings_13f:2000", "adverse_events:2000"]
                           if args.quick else DEFAULT_CASES)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bench_synth.") as tmp:

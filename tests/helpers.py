@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +141,16 @@ def pool_workers_alive() -> list[int]:
         if server is not None and int(ppid) == server and state != "Z":
             alive.append(int(stat.parent.name))
     return alive
+
+
+def pdftotext_words(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
+    """Every page's words with boxes from poppler's pdftotext -bbox-layout (an extractor gtkit does not use)."""
+    xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, check=True).stdout
+    root = ET.fromstring(xml)
+    pages = []
+    for page in root.iter("{http://www.w3.org/1999/xhtml}page"):
+        pw, ph = float(page.get("width")), float(page.get("height"))
+        pages.append([(float(w.get("xMin")) / pw, float(w.get("yMin")) / ph, float(w.get("xMax")) / pw,
+                       float(w.get("yMax")) / ph, w.text or "")
+                      for w in page.iter("{http://www.w3.org/1999/xhtml}word")])
+    return pages

@@ -304,3 +304,9 @@ def test_an_empty_folder_is_used_as_is(tmp_path, capsys):
     assert (tmp_path / "ds").stat().st_ino == inode
     assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["build-plan.json", "creditor_matrix-r5-d0",
                                                                    "dataset.jsonl"]
+
+
+def test_the_dataset_tools_read_the_splits_of_a_build(reference):
+    from gtkit.dataset.inventory import bundle_folders
+
+    assert [split for _, split, _ in bundle_folders(reference[0])] == ["clean"] * 6 + ["scanned"] * 6

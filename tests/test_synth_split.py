@@ -293,11 +293,13 @@ def test_shipped_gt_has_no_split_count(tmp_path):
     assert "split_records" not in gt["provenance"]["parameters"]
 
 
-def test_table_family_refuses_allow_split(tmp_path, monkeypatch):
-    make_family(tmp_path, "up_split", source="unclaimed_property")
+def test_template_family_refuses_allow_split(tmp_path, monkeypatch):
+    folder = make_family(tmp_path, "ef_split", source="schedule_ef")
+    toml = (folder / "family.toml").read_text()
+    (folder / "family.toml").write_text(toml.replace("records_field =", "allow_split = true\nrecords_field =", 1))
     point_registry(monkeypatch, tmp_path)
     with pytest.raises(GtkitError) as exc:
-        get_family("up_split")
+        get_family("ef_split")
     assert "allow_split" in str(exc.value) and "family.toml" in str(exc.value)
     assert len(str(exc.value).strip().splitlines()) == 1
     family_mod._cached.cache_clear()

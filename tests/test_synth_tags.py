@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gtkit.synth.tags import measured_tags
 
-DECLARED = {"task": ["T1.c", "T1.b"], "structure": ["S5", "S3", "S4"], "domain": "D7", "grounding": ["G1", "G4"]}
+DECLARED = {"task": ["T1.c", "T1.b"], "structure": ["S5", "S3", "S4", "S2"], "domain": "D7", "grounding": ["G1", "G4"]}
 
 
 def entry(path: str, value, pages=(1,)):  # type: ignore[no-untyped-def]

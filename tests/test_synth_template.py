@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pymupdf
 import pytest
+from helpers import pdftotext_words
 
 from gtkit.cli import main
 from gtkit.format import read_bundle
@@ -188,21 +188,6 @@ def test_a_remote_url_is_refused(toy, tmp_path, capsys):  # type: ignore[no-unty
     assert "file:///etc/hostname" in err
 
 
-def _pdftotext_words(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
-    """Every page's words with boxes from poppler's pdftotext -bbox-layout (an extractor gtkit does not use)."""
-    import xml.etree.ElementTree as ET
-
-    xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, check=True).stdout
-    root = ET.fromstring(xml)
-    pages = []
-    for page in root.iter("{http://www.w3.org/1999/xhtml}page"):
-        pw, ph = float(page.get("width")), float(page.get("height"))
-        pages.append([(float(w.get("xMin")) / pw, float(w.get("yMin")) / ph, float(w.get("xMax")) / pw,
-                       float(w.get("yMax")) / ph, w.text or "")
-                      for w in page.iter("{http://www.w3.org/1999/xhtml}word")])
-    return pages
-
-
 @pytest.mark.skipif(shutil.which("pdftotext") is None,
                     reason="pdftotext (poppler-utils) is not installed; .ci/run installs it")
 @pytest.mark.parametrize("fam,records", [("schedule_ef", 40), ("deviation_log", 25)])
@@ -210,7 +195,7 @@ def test_pdftotext_finds_every_value_inside_its_evidence_box(fam, records, tmp_p
     assert run(["synth", "--family", fam, "--records", records, "--out", tmp_path / "b"], capsys)[0] == 0
     assert run(["check", tmp_path / "b"], capsys)[0] == 0
     bundle = read_bundle(tmp_path / "b")
-    pages = _pdftotext_words(bundle.pdf_path)
+    pages = pdftotext_words(bundle.pdf_path)
     assert len(pages) == bundle.gt.document.pages
     family = get_family(fam)
     n = 0

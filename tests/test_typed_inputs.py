@@ -63,8 +63,8 @@ FAMILY_CASES = [
      "/page/orientation", "Input should be 'portrait' or 'landscape'"),
     ("unclaimed_property", "family.toml", r"^domain = \"D3\"$", 'domain = "D3"\nlength = "L1"',
      "/tags/length", "unknown key"),
-    ("unclaimed_property", "family.toml", r"^allow_split = false$", "allow_split = true",
-     "/allow_split", "true needs renderer 'columns'"),
+    ("unclaimed_property", "family.toml", r'^orientation = "landscape"$', 'orientation = "portrait"\nrotate = 90',
+     "/page/rotate", "90 needs orientation 'landscape'"),
     ("creditor_matrix", "family.toml", r'^name = "creditor_matrix"$', 'name = "creditors"',
      "/name", "name 'creditors' must equal the folder name 'creditor_matrix'"),
     ("creditor_matrix", "layout.toml", r"^gutter = 14$", "gutterr = 14", "/columns/gutterr", "unknown key"),
@@ -91,7 +91,7 @@ FAMILY_CASES = [
     ("unclaimed_property", "layout.toml", r"^row_gap = 1.9$", "row_gap = true", "/table/row_gap",
      "Input should be a valid number"),
     ("unclaimed_property", "layout.toml", r'^amount = "money"$', 'amount = "dollars"', "/formats/amount",
-     "Input should be 'money' or 'int'"),
+     "Input should be 'money', 'int' or 'grouped'"),
 ]
 
 

@@ -33,13 +33,27 @@ def check(
 @app.command()
 def show(
     bundle: Path = typer.Argument(..., help="A bundle folder."),
-    page: int = typer.Option(1, "--page", min=1, help="1-based page number."),
-    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    page: int = typer.Option(1, "--page", min=1, help="1-based page number (with --out)."),
+    out: Path = typer.Option(None, "--out", help="PNG file to write: one page."),
+    html: Path = typer.Option(None, "--html", help="Folder to write: every page with its boxes, an index of "
+                              "thumbnails; opens from file://."),
     dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
     labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing PNG (never any other file)."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes drawing pages (with --html)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing PNG or --html folder (never any other file)."),
 ) -> None:
-    """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG."""
+    """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG, or every page as HTML."""
+    from gtkit.errors import GtkitError
+
+    if (out is None) == (html is None):
+        raise GtkitError("give --out PAGE.png (one page) or --html FOLDER (every page), not both")
+    if html is not None:
+        from gtkit.show_html import write_bundle_html
+
+        with Pool(workers) as pool:
+            write_bundle_html(bundle, html, pool=pool, dpi=dpi, labels=labels, force=force)
+        typer.echo(f"wrote {html / 'index.html'}")
+        return
     from gtkit.show import write_evidence_png
 
     write_evidence_png(bundle, page, out, dpi=dpi, labels=labels, force=force)
@@ -88,7 +102,12 @@ def score(
     explain: Path = typer.Option(None, "--explain", help="Write one JSON line per cell: its outcome and why."),
     pairs: bool = typer.Option(False, "--pairs", help="Pair each degraded document with its parent: F1 of both "
                                "and the difference, per recipe."),
-    force: bool = typer.Option(False, "--force", help="Replace an earlier --explain file (never any other file)."),
+    html: Path = typer.Option(None, "--html", help="Also write the report as a static HTML folder: tables, one page "
+                              "per document (worst first) with its cells and page pictures; opens from file://."),
+    html_pages: int = typer.Option(10, "--html-pages", min=1, help="Most page pictures drawn per document in the "
+                                   "--html report (the pages with the most problem boxes first)."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier --explain file or --html folder "
+                               "(never any other file)."),
 ) -> None:
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
@@ -97,7 +116,7 @@ def score(
 
     with Pool(workers, preload=PRELOAD) as pool, progress_bar("score") as progress:
         report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, explain=explain,
-                            force=force, progress=progress)
+                            force=force, progress=progress, html=html, html_pages=html_pages)
     if as_json:
         typer.echo(json.dumps(report.to_dict(pairs=pairs), indent=1))
         return
@@ -106,6 +125,8 @@ def score(
         print_pairs(report.pairs())
     if explain is not None:
         typer.echo(f"every cell explained: {explain}")
+    if html is not None:
+        typer.echo(f"report: {html / 'index.html'}")
 
 
 def print_report(report, title: str) -> None:

@@ -9,9 +9,10 @@ trail; `audit.audit` hunts cells of an existing truth that many systems miss;
 One document's consensus, in the order it is computed:
 
     inputs     systems.toml, runs, citations, documents, the frozen schema hash
-    votes      who votes with what weight; a value as a vote key; vote failures (wrong type)
+    votes      who votes with what weight; a value as a vote key; vote failures (refused by the validator)
     walk       every system's output descended against the schema together, a Cell per leaf
     align      rows of arrays of records clustered across systems
+    writable   rows (or the document) `expected` cannot hold withheld, so every bundle passes `gtkit check`
     tiers      unanimous, majority, split, all_null; pending or agreed (settle)
     causes     why a cell is contested, and the field-level ambiguity pass
     bundles    field entries, evidence (evidence.py), queue and drawing items for the bundle writer

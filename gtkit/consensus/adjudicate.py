@@ -36,7 +36,7 @@ from gtkit.consensus.votes import type_problem
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
 from gtkit.format import Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, read_bundle, read_index, write_dataset
-from gtkit.schema import Node, compile_schema, iter_leaves, split_pointer, validation_errors
+from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False) -> tuple[int, int]:
@@ -109,7 +109,7 @@ class _Session:
             self.docs[doc_id] = _Document.read(self.dataset / self.entries[doc_id].path)
         doc = self.docs[doc_id]
         q = self.queue_by_id.get(cid)
-        if q is not None and q["kind"] == "extra_record":
+        if q is not None and q["kind"] in ("extra_record", "withheld_record"):
             before, after = self.extra_record(n, doc, q, d)
         else:
             entry = doc.fields.get(path)
@@ -160,7 +160,10 @@ class _Session:
             raise self.fail(n, f"{cid}: {problem}")
         entry["readings"] = [{"value": value, "evidence": evidence if value is not None else []}]
         entry["trust"] = d.trust or trust
-        _set(doc.expected, path, value)
+        if value is None and node is not None and not nullable(node) and _optional(doc.root, path):
+            _delete(doc.expected, path)   # a blank the schema does not let be null: the key is left out
+        else:
+            _set(doc.expected, path, value)
 
     def evidence(self, n: int, d: WithEvidence, doc: _Document) -> list[dict[str, Any]]:
         """The evidence a line gives, its pages within the document."""
@@ -216,7 +219,10 @@ class _Session:
         node = node_at(doc.root, array_ptr)
         assert node is not None and node.item is not None
         prefix = f"{array_ptr}/{len(arr)}"
-        clean = {name: row.get(name) if isinstance(row, dict) else None for name in node.item.props}
+        given = row if isinstance(row, dict) else {}
+        # a blank the schema does not let be null is left out, as consensus does
+        clean = {name: given.get(name) for name, sub in node.item.props.items()
+                 if given.get(name) is not None or nullable(sub)}
         arr.append(clean)
         trust = d.trust or ("adjudicated" if isinstance(d, Accept) else "human")
         for pointer, leaf, value in iter_leaves(node.item, clean, prefix):
@@ -294,6 +300,20 @@ def _set(doc: Any, pointer: str, value: Any) -> None:
         cur[int(last)] = value
     else:
         cur[last] = value
+
+
+def _optional(root: Node, pointer: str) -> bool:
+    """Whether the key `pointer` ends with may be absent from its object."""
+    parent, _, key = pointer.rpartition("/")
+    node = node_at(root, parent)
+    return node is not None and node.kind == "object" and split_pointer("/" + key)[0] not in required(node)
+
+
+def _delete(doc: Any, pointer: str) -> None:
+    parent, _, key = pointer.rpartition("/")
+    obj = _get(doc, parent)
+    if isinstance(obj, dict):
+        obj.pop(split_pointer("/" + key)[0], None)
 
 
 def _get(doc: Any, pointer: str) -> Any:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gtkit.consensus.cells import SPLIT, Cell, DocResult, ExtraRecord
+from gtkit.consensus.cells import SPLIT, Cell, DocResult, ExtraRecord, WithheldRecord
 from gtkit.consensus.checks import PageWords
 from gtkit.consensus.evidence import CitedEvidence
 from gtkit.consensus.inputs import schema_version
@@ -52,6 +52,7 @@ def build_document(c: Consensus, r: DocResult, *, family: str | None = None) -> 
                     out.draw.append({"doc": r.doc_id, "path": cell.pointer, "value": cell.value,
                                      "pages": sorted({e["page"] for e in evidence_list})})
         out.queue += [_extra_item(r, x, evidence) for x in r.extras]
+        out.queue += [_withheld_item(r, w, evidence) for w in r.withheld]
         return out
     finally:
         words.close()
@@ -97,6 +98,7 @@ def _cell_item(r: DocResult, cell: Cell, evidence: CitedEvidence) -> dict[str, A
         "field": cell.field, "tier": cell.tier, "null_over_value": cell.null_over_value,
         "row_presence_tie": cell.forced,
         "cause": cell.cause, "fix": cell.fix, "proposed": cell.value,
+        "blank_required": cell.blank_required,
         "votes": [{"system": s, "family": family[s], "vote": key_json(k), "value": cell.votes[s][0],
                    "failure": k == INVALID} for s, k in cell.keys.items()],
         "candidates": [{"value": raw, "weight": round(cell.weights.get(k, 0.0), 4), "families": sorted(families[k])}
@@ -115,5 +117,19 @@ def _extra_item(r: DocResult, x: ExtraRecord, evidence: CitedEvidence) -> dict[s
         "weight": round(x.weight, 4),
         "votes": [{"system": s, "family": pool.family[s], "present": s in x.members,
                    "row": x.members[s][0] if s in x.members else None} for s in pool.systems],
+        "pages": evidence.pages_under(cited[1]) if cited is not None else [],
+    }
+
+
+def _withheld_item(r: DocResult, w: WithheldRecord, evidence: CitedEvidence) -> dict[str, Any]:
+    """The queue item of a row `expected` cannot hold: why (`reasons`), and the row each system gave."""
+    pool = r.pool
+    cited = w.members.get(evidence.citing) if evidence.citing is not None else None
+    return {
+        "id": f"{r.doc_id}#{w.pointer}", "kind": "withheld_record", "doc": r.doc_id, "path": w.pointer,
+        "field": w.field, "tier": SPLIT, "null_over_value": False, "cause": w.cause, "fix": w.fix,
+        "weight": round(w.weight, 4), "reasons": [p.to_json() for p in w.reasons],
+        "votes": [{"system": s, "family": pool.family[s], "present": s in w.members,
+                   "row": w.members[s][0] if s in w.members else None} for s in pool.systems],
         "pages": evidence.pages_under(cited[1]) if cited is not None else [],
     }

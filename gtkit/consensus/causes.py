@@ -53,8 +53,9 @@ def classify_document(result: DocResult, doc_text: Callable[[], str]) -> None:
 
 
 def classify(cell: Cell, pool: Pool, siblings: set[tuple], doc_text: Callable[[], str]) -> None:
-    """Cause (and fix kind) of a contested cell; `siblings` are the top values of the fields beside it."""
-    if not cell.contested:
+    """Cause (and fix kind) of a contested cell; `siblings` are the top values of the fields beside it. A blank
+    the schema forbids at a required key keeps its cause (`walk`: schema ambiguity, make nullable)."""
+    if not cell.contested or cell.blank_required:
         return
     fams: dict[tuple, set[str]] = defaultdict(set)
     for s, k in cell.keys.items():

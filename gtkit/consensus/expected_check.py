@@ -1,4 +1,5 @@
-"""How many distinct ways a document's consensus `expected` fails the task schema (for the report).
+"""How many distinct ways a document's consensus `expected` fails the task schema (`writable` asks first,
+and looks for the rows at fault only when it is not zero).
 
 A consensus value can break the schema where a check spans cells (a pattern, a range, a required
 key): validating 10,000 rows one by one would report the same problem 10,000 times and take long,

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gtkit.consensus.run import Consensus
 
 
-def build_report(c: Consensus, queue: list[dict], draw: list[dict], schema_errors: dict[str, int]) -> dict[str, Any]:
+def build_report(c: Consensus, queue: list[dict], draw: list[dict]) -> dict[str, Any]:
     """report.json without its re-score (`rescore`, added once the cells are freed)."""
     return {
         "schema_sha256": c.schema_sha256,
@@ -26,6 +26,7 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict], schema_error
         "totals": {
             **_cell_totals(c),
             "extra_records": sum(1 for q in queue if q["kind"] == "extra_record"),
+            "withheld_records": sum(1 for q in queue if q["kind"] == "withheld_record"),
             "queued": len(queue), "to_draw": len(draw),
             "rows_aligned_by_fallback": sum(r.rows_fallback for r in c.results),
         },
@@ -33,7 +34,7 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict], schema_error
         "vote_failures": _vote_failures(c),
         "dropped_citations": c.dropped_citations,
         "missing_runs": [{"system": s, "doc": d} for s, d in c.missing_runs],
-        "expected_schema_errors": schema_errors,
+        "left_out": left_out(c),
         "rescore": None,
     }
 
@@ -54,15 +55,51 @@ def _cell_totals(c: Consensus) -> dict[str, Any]:
 
 
 def _vote_failures(c: Consensus) -> dict[str, dict[str, Any]]:
-    """Per system: how many values of the wrong type, and the first 20."""
+    """Per system: how many values of the wrong type, per schema field with the JSON types given, and the
+    first 20."""
     failures: dict[str, dict[str, Any]] = {}
     for r in c.results:
         for f in r.failures:
-            entry = failures.setdefault(f.system, {"count": 0, "examples": []})
+            entry = failures.setdefault(f.system, {"count": 0, "fields": {}, "examples": []})
             entry["count"] += 1
+            per_field = entry["fields"].setdefault(f.field, {"count": 0, "types": Counter()})
+            per_field["count"] += 1
+            per_field["types"][f.got] += 1
             if len(entry["examples"]) < 20:
-                entry["examples"].append({"doc": r.doc_id, "path": f.pointer, "message": f.message})
+                entry["examples"].append({"doc": r.doc_id, "path": f.pointer, "field": f.field, "type": f.got,
+                                          "message": f.message})
+    for entry in failures.values():
+        entry["fields"] = {k: {"count": v["count"], "types": dict(sorted(v["types"].items()))}
+                           for k, v in sorted(entry["fields"].items())}
     return dict(sorted(failures.items()))
+
+
+def left_out(c: Consensus) -> dict[str, Any]:
+    """What the systems reported that `expected` does not hold, and why: documents withheld, records
+    withheld (per field and reason), records no system gave as an object, cells no valid vote backs and
+    blanks left out where the schema forbids null (the counts are over the documents written)."""
+    documents = [{"doc": r.doc_id, "problems": [p.to_json() for p in r.withheld_document]}
+                 for r in c.results if r.withheld_document]
+    records: dict[str, Counter] = defaultdict(Counter)
+    invalid: Counter = Counter()
+    unbacked: Counter = Counter()
+    omitted: Counter = Counter()
+    for r in c.results:
+        if r.withheld_document:
+            continue
+        for w in r.withheld:
+            records[w.field][w.cause] += 1
+        invalid.update(r.invalid_rows)
+        unbacked.update(r.unbacked)
+        omitted.update(r.omitted)
+    return {
+        "documents": documents,
+        "cells_in_withheld_records": sum(r.withheld_cells for r in c.results if not r.withheld_document),
+        "withheld_records": {f: dict(v) for f, v in sorted(records.items())},
+        "records_not_objects": dict(sorted(invalid.items())),
+        "cells_without_valid_vote": dict(sorted(unbacked.items())),
+        "blank_keys_left_out": dict(sorted(omitted.items())),
+    }
 
 
 def field_report(c: Consensus) -> list[dict[str, Any]]:
@@ -122,7 +159,9 @@ def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
     Uses `gtkit.score`; the truth of a document is shared by its systems."""
     per_system: dict[str, list] = defaultdict(list)
     for r in c.results:
-        truth = truths[r.doc_id]
+        truth = truths.get(r.doc_id)
+        if truth is None:   # a withheld document
+            continue
         for s in sorted(c.inputs.runs[r.doc_id]):
             cites = c.citations.get(r.doc_id, {}).get(s) or None
             per_system[s].append(score.score_truth(truth, c.outputs[r.doc_id][s], cites))
@@ -135,6 +174,21 @@ def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
 
 
 # --- report.md ----------------------------------------------------------------------------------
+
+
+def _left_out_md(out: dict[str, Any]) -> list[str]:
+    lines = [f"- document {d['doc']} not written: "
+             + "; ".join(f"{p['path'] or '/'}: {p['problem']}" for p in d["problems"][:3]) for d in out["documents"]]
+    for f, causes in out["withheld_records"].items():
+        lines.append(f"- records withheld and queued at `{f}`: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
+    if out["cells_in_withheld_records"]:
+        lines.append(f"- cells in withheld records: {out['cells_in_withheld_records']}")
+    for title, key in (("records no system gave as an object", "records_not_objects"),
+                       ("cells no valid vote backs", "cells_without_valid_vote"),
+                       ("blank keys left out (the schema does not let them be null)", "blank_keys_left_out")):
+        if out[key]:
+            lines.append(f"- {title}: " + ", ".join(f"`{f}` {n}" for f, n in out[key].items()))
+    return lines or ["nothing"]
 
 
 def _pct(x: float | None) -> str:
@@ -172,13 +226,17 @@ def report_md(rep: dict[str, Any]) -> str:
                          f"| {_pct(v['value_f1'])} | {_pct(v['page_f1'])} | {_pct(v['word_f1'])} |")
     else:
         lines.append("not available")
-    lines += ["", "## Vote failures (values of the wrong type for the schema)", ""]
+    lines += ["", "## Vote failures (values the schema refuses where they stand)", ""]
     if rep["vote_failures"]:
         for s, v in rep["vote_failures"].items():
             ex = "; ".join(f"{e['doc']}{e['path']}: {e['message']}" for e in v["examples"][:3])
             lines.append(f"- {s}: {v['count']} ({ex})")
+            for f, n in v["fields"].items():
+                types = ", ".join(f"{t} {k}" for t, k in n["types"].items())
+                lines.append(f"  - `{f}`: {n['count']} ({types})")
     else:
         lines.append("none")
+    lines += ["", "## Left out of expected", ""] + _left_out_md(rep["left_out"])
     if rep["missing_runs"]:
         lines += ["", "## Missing runs", ""] + [f"- {m['system']} has no run for {m['doc']}" for m in rep["missing_runs"]]
     return "\n".join(lines) + "\n"

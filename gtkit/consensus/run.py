@@ -1,8 +1,9 @@
 """`gtkit consensus`: candidate ground truth, the adjudication queue and the report.
 
-`compute` reads the inputs and decides every document (walk, causes, the field-level pass, settle);
-`write_consensus` builds each document's bundle and hands it to the bundle writer, then writes the
-side files. Outputs (staged and renamed into place by the writer, so a failed run leaves nothing):
+`compute` reads the inputs and decides every document (walk, what the schema cannot hold withheld,
+causes, the field-level pass, settle); `write_consensus` builds each document's bundle and hands it to
+the bundle writer, then writes the side files. A document whose `expected` cannot be made valid is not
+written (`writable`), so every bundle written passes `gtkit check`. Outputs (staged and renamed into place by the writer, so a failed run leaves nothing):
 
     <out>/<doc_id>/{document.pdf, schema.json, gt.json}   candidate bundles
     <out>/dataset.jsonl
@@ -24,7 +25,6 @@ from gtkit import score
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
 from gtkit.consensus.cells import DocResult
-from gtkit.consensus.expected_check import schema_problems
 from gtkit.consensus.inputs import (
     DocInfo,
     Inputs,
@@ -44,6 +44,7 @@ from gtkit.consensus.report import build_report, candidate_truth, report_md, res
 from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Pool
 from gtkit.consensus.walk import walk_document
+from gtkit.consensus.writable import withhold_unwritable
 from gtkit.fileio import canonical_sha256, check_output, dumps_json
 from gtkit.format import is_gtkit_output, write_dataset
 from gtkit.schema import compile_schema, load_schema
@@ -108,6 +109,7 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
                 dropped[s] += n
         pool = Pool(systems=sorted(runs), family={s: systems.family(s) for s in runs})
         result = walk_document(doc_id, root, outputs, pool)
+        withhold_unwritable(result, root)
         classify_document(result, _text_on_demand(pdf, info))
         c.results.append(result)
         if progress is not None:
@@ -133,15 +135,12 @@ def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str
                     do_rescore: bool = True) -> dict[str, Any]:
     """Bundles (through the bundle writer), queue, drawing list and report; returns the report."""
     queue, draw = [], []
-    schema_errors: dict[str, int] = {}
     truths: dict[str, score.Truth] = {}
-    root = compile_schema(c.schema)
     with write_dataset(Path(out), force=force) as dataset:
         for r in c.results:
+            if r.withheld_document:
+                continue
             doc = build_document(c, r, family=family)
-            n_errors = schema_problems(c.schema, root, r.expected)
-            if n_errors:
-                schema_errors[r.doc_id] = n_errors
             bundle = dataset.bundle(r.doc_id)
             bundle.write_pdf(c.inputs.docs[r.doc_id])
             bundle.write(doc.envelope, doc.fields)
@@ -151,7 +150,7 @@ def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str
             draw += doc.draw
         dataset.write_file(QUEUE_NAME, jsonl(queue))
         dataset.write_file(DRAW_NAME, jsonl(draw))
-        rep = build_report(c, queue, draw, schema_errors)
+        rep = build_report(c, queue, draw)
         for r in c.results:  # the cells are summarized: free them before re-scoring
             r.cells = []
         del queue, draw

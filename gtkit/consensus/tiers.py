@@ -101,5 +101,7 @@ def _representative_raw(cell: Cell, key: tuple, order: list[str]) -> Any:
 
 
 def settle(cell: Cell) -> None:
-    """Pending or agreed: split, null over a value, schema ambiguity and forced (tied rows) are queued."""
-    cell.pending = cell.tier == SPLIT or cell.null_over_value or cell.cause == SCHEMA_AMBIGUITY or cell.forced
+    """Pending or agreed: split, null over a value, schema ambiguity (a required blank included) and forced
+    (tied rows) are queued."""
+    cell.pending = (cell.tier == SPLIT or cell.null_over_value or cell.cause == SCHEMA_AMBIGUITY or cell.forced
+                    or cell.blank_required)

@@ -5,7 +5,10 @@ copies of one model cannot outvote a third and a family that splits splits its w
 
 A vote key is a system's raw value normalized by the field's `x-comparator`
 (`gtkit.normalize.comparator_key`); null is the key `NULL`. A value of the wrong type for the
-schema node is a vote failure: its key is `INVALID`, it counts in the pool but backs no value.
+schema node is a vote failure: its key is `INVALID`, it counts in the pool but backs no value. A
+value is of the right type when the validator `gtkit check` uses accepts it at the field's spot in
+the schema (`gtkit.schema.errors_at`: `anyOf`/`oneOf` branches, `$ref`s, enums, formats, patterns);
+a plain type check stands in only where the field's schema says nothing but its type.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gtkit.normalize import comparator_key
-from gtkit.schema import Node, validation_errors
+from gtkit.schema import Node, errors_at
 
 NULL = ("null",)
 INVALID = ("invalid",)
@@ -46,6 +49,23 @@ class Failure:
     system: str
     pointer: str        # the system's own pointer
     message: str
+    field: str = ""     # the schema field: the pointer into `expected` with row indexes as `*`
+    got: str = ""       # the JSON type of the value given
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value read from JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 # --- type checks --------------------------------------------------------------------------------
@@ -65,47 +85,63 @@ def _declared_types(schema: dict[str, Any]) -> list[str]:
     return [t] if isinstance(t, str) else t if isinstance(t, list) else []
 
 
+# keywords that say nothing about a value but its JSON type: where a field's schema holds only these, a
+# type check gives the validator's verdict
+_TYPE_ONLY = {"type", "description", "title", "$comment", "examples", "default", "deprecated", "readOnly",
+              "writeOnly", "$schema", "$id", "$defs", "definitions", "version"}
+
+
+def _type_only(schema: Any) -> bool:
+    return isinstance(schema, dict) and all(k in _TYPE_ONLY or k.startswith("x-") for k in schema)
+
+
 def _scalar_problem(value: Any, schema: dict[str, Any]) -> str | None:
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{value} is not a JSON number"
+    """A type-only schema's verdict on a value, without the validator."""
     if isinstance(value, (dict, list)):
         return f"expected a scalar, got {'an object' if isinstance(value, dict) else 'a list'}"
     types = _declared_types(schema)
     if types and not any(_JSON_TYPES[x](value) for x in types if x in _JSON_TYPES):
-        return f"expected {' or '.join(types)}, got {type(value).__name__} {json.dumps(value)[:40]}"
-    enum = schema.get("enum")
-    if isinstance(enum, list) and value not in enum:
-        return f"{json.dumps(value)[:40]} is not one of the enum values"
+        return f"expected {' or '.join(types)}, got {json_type(value)} {json.dumps(value)[:40]}"
     return None
 
 
+def _not_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(_not_finite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_not_finite(v) for v in value.values())
+    return False
+
+
 def type_problem(value: Any, node: Node) -> str | None:
-    """Why `value` cannot be a vote for this leaf (None when it can; null always can). A leaf whose values
-    are structures (`node.whole`) is validated as a whole by its schema."""
+    """Why `value` cannot be a vote for this leaf (None when it can; null always can: it is a vote for a
+    blank). The validator of `gtkit check` decides, at the leaf's spot in the schema; a type check stands
+    in where the leaf's schema (and its items') only names a type."""
     if value is None:
         return None
-    if node.whole is not None:
-        return whole_problem(value, node.whole)
-    if node.kind == "scalar_list":
-        if not isinstance(value, list):
-            return f"expected a list, got {type(value).__name__}"
-        items = node.schema.get("items")
-        for v in value:
-            problem = None if v is None else _scalar_problem(v, items if isinstance(items, dict) else {})
-            if problem:
-                return "list item: " + problem
-        return None
-    return _scalar_problem(value, node.schema)
-
-
-def whole_problem(value: Any, schema: dict[str, Any]) -> str | None:
-    errors = validation_errors(schema, value)
+    if _not_finite(value):
+        return "NaN and infinities are not JSON numbers"
+    if node.whole is None and _type_only(node.schema):
+        if node.kind == "scalar":
+            return _scalar_problem(value, node.schema)
+        items = node.schema.get("items", {})
+        if node.kind == "scalar_list" and _type_only(items):
+            if not isinstance(value, list):
+                return f"expected a list, got {json_type(value)}"
+            for v in value:
+                problem = None if v is None else _scalar_problem(v, items)
+                if problem:
+                    return "list item: " + problem
+            return None
+    errors = errors_at(node, value)
     return f"{errors[0][0] or 'value'}: {errors[0][1]}" if errors else None
 
 
 def surely_valid_types(node: Node) -> frozenset[type]:
     """Python types that surely pass `type_problem` for this leaf (a shortcut; others take the full check)."""
-    if node.kind != "scalar" or "enum" in node.schema:
+    if node.kind != "scalar" or node.whole is not None or not _type_only(node.schema):
         return frozenset({type(None)})
     out = {type(None)}
     for name in _declared_types(node.schema):
@@ -122,6 +158,7 @@ class VoteKeys:
     def __init__(self) -> None:
         self._keys: dict[tuple, tuple] = {}
         self._valid_types: dict[int, frozenset[type]] = {}
+        self._problems: dict[tuple, str | None] = {}
 
     def key(self, value: Any, comparator: str) -> tuple:
         """The vote key of a value already known to be a valid vote."""
@@ -154,7 +191,16 @@ class VoteKeys:
                 out.append(INVALID)
         return tuple(out)
 
-    def leaf(self, node: Node, votes: dict[str, tuple[Any, str | None]], pointer: str,
+    def problem(self, value: Any, node: Node) -> str | None:
+        """`type_problem`, cached for hashable values (an enum's values recur in every row)."""
+        if type(value) not in HASHABLE:
+            return type_problem(value, node)
+        ck = (id(node), type(value), value)
+        if ck not in self._problems:
+            self._problems[ck] = type_problem(value, node)
+        return self._problems[ck]
+
+    def leaf(self, node: Node, votes: dict[str, tuple[Any, str | None]], pointer: str, field: str,
              failures: list[Failure]) -> dict[str, tuple]:
         """Each system's vote key for one leaf; a value of the wrong type is `INVALID` and a `Failure`."""
         valid = self._valid_types.get(id(node))
@@ -172,9 +218,9 @@ class VoteKeys:
                     k = cache[ck] = comparator_key(v, comparator)
                 keys[s] = k
                 continue
-            problem = type_problem(v, node)
+            problem = self.problem(v, node)
             if problem:
-                failures.append(Failure(s, own or pointer, problem))
+                failures.append(Failure(s, own or pointer, problem, field, json_type(v)))
                 keys[s] = INVALID
             else:
                 keys[s] = self.key(v, comparator)

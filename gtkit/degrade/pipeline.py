@@ -87,17 +87,32 @@ def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tu
 # --- rendering (pure given the plan) -------------------------------------------------------------------------------
 
 
-def apply_plan(gray: np.ndarray, plan: dict[str, Any], dpi: int) -> np.ndarray:
-    """Warp a clean gray page by the plan's homography, then run the applied stages in order."""
+def apply_plan(gray: np.ndarray, plan: dict[str, Any], dpi: int) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
+    """Warp a clean gray page by the plan's homography, then run the applied stages in order. Returns the
+    image and, by stage index, the values a stage drew while applying (an albumentations transform's)."""
     from gtkit.degrade import ops
     from gtkit.degrade.stages import STAGES
 
     g = plan["geometry"]
     img = ops.warp(gray, np.asarray(g["homography"], dtype=float), int(g["background"]))
-    for st in plan["stages"]:
+    drawn: dict[int, dict[str, Any]] = {}
+    for i, st in enumerate(plan["stages"]):
         if st["applied"]:
-            img = STAGES[st["stage"]].apply(img, st["params"], dpi)
-    return img
+            img, values = STAGES[st["stage"]].run(img, st["params"], dpi)
+            if values is not None:
+                drawn[i] = values
+    return img, drawn
+
+
+def record_drawn(plan: dict[str, Any], drawn: dict[int, dict[str, Any]], where: str) -> None:
+    """Store in the page's plan what its stages drew while applying; a replayed plan must draw what it recorded."""
+    for i, values in drawn.items():
+        params = plan["stages"][i]["params"]
+        recorded = params.get("drawn")
+        if recorded is not None and recorded != values:
+            raise GtkitError(f"{where}: stage {i} ({params.get('transform', plan['stages'][i]['stage'])}) drew "
+                             f"{values}, the record says {recorded}: the replay would differ")
+        params["drawn"] = values
 
 
 _DOCS: dict[str, Any] = {}  # per-process cache of open parent PDFs (no random state)
@@ -128,8 +143,9 @@ def rasterize(pdf_path: str, page_index: int, size_px: tuple[int, int]) -> np.nd
     return img.copy()
 
 
-def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[str, bytes]:
-    """(kind, encoded image) for one page: rasterize, apply the plan, encode. Pure given its inputs."""
+def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[str, bytes, dict[int, dict[str, Any]]]:
+    """(kind, encoded image, values drawn while applying) for one page: rasterize, apply the plan, encode.
+    Pure given its inputs."""
     from gtkit.degrade import ops
 
     if in_worker():
@@ -141,7 +157,8 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
         raise
     except Exception as e:  # noqa: BLE001 - MuPDF failures on a damaged file become one line
         raise GtkitError(f"page {page_index + 1}: cannot render ({type(e).__name__}: {e})", pdf_path) from None
-    return ops.encode(apply_plan(gray, plan, dpi), fmt, quality)
+    img, drawn = apply_plan(gray, plan, dpi)
+    return (*ops.encode(img, fmt, quality), drawn)
 
 
 _CV2_THREADS: list[int] = []
@@ -381,8 +398,9 @@ def write_jobs(jobs: list[Job], out: Path, *, dataset: bool, force: bool = False
             bundle = data.bundle(job.doc_id) if dataset else stack.enter_context(write_bundle_output(out, force=force))
             writer = ImagePdfWriter(bundle.pdf_path)
             try:
-                for w, h in job.page_sizes:
-                    kind, image = next(rendered)
+                for page_no, (w, h) in enumerate(job.page_sizes, 1):
+                    kind, image, drawn = next(rendered)
+                    record_drawn(job.plans[page_no - 1], drawn, f"{job.doc_id} page {page_no}")
                     writer.add_page(w, h, kind, image)
                     done += 1
                     if progress is not None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
 
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
 from gtkit.errors import GtkitError
@@ -111,18 +111,10 @@ class Recipe(Strict):
         return {
             "name": self.name,
             "description": self.description,
-            "geometry": _dump(self.geometry),
+            "geometry": self.geometry.as_recipe(),
             "output": self.output.model_dump(),
-            "stages": [{"stage": e.stage, **({"p": e.p} if e.p != 1.0 else {}), **_dump(e.params)} for e in self.stages],
+            "stages": [{"stage": e.stage, **({"p": e.p} if e.p != 1.0 else {}), **e.params.as_recipe()} for e in self.stages],
         }
-
-
-def _dump(model: BaseModel) -> dict[str, Any]:
-    out = {}
-    for k in type(model).model_fields:
-        v = getattr(model, k)
-        out[k] = list(v) if isinstance(v, tuple) else v
-    return out
 
 
 _NAME_OK = re.compile(r"[^A-Za-z0-9._-]+")

@@ -17,10 +17,10 @@ import math
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, model_validator
 
 from gtkit.degrade import ops
-from gtkit.typed import Strict
+from gtkit.typed import Strict, error_at
 
 # --- parameter kinds ----------------------------------------------------------------------------------------------
 
@@ -105,6 +105,14 @@ class Params(Strict):
 
     model_config = ConfigDict(frozen=True)
 
+    def as_recipe(self) -> dict[str, Any]:
+        """The parameters as a recipe file writes them (ranges as [lo, hi]), so a record loads back."""
+        out = {}
+        for k in type(self).model_fields:
+            v = getattr(self, k)
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
 
 def _kind(model: type[BaseModel], name: str) -> _Kind:
     for m in model.model_fields[name].metadata:
@@ -181,6 +189,11 @@ class Stage:
     @staticmethod
     def apply(img: np.ndarray, drawn: dict[str, Any], dpi: int) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @classmethod
+    def run(cls, img: np.ndarray, drawn: dict[str, Any], dpi: int) -> tuple[np.ndarray, dict[str, Any] | None]:
+        """`apply`, and what the stage drew while applying (None: everything was drawn by `sample`)."""
+        return cls.apply(img, drawn, dpi), None
 
 
 class ToneCurve(Stage):
@@ -458,10 +471,70 @@ class BleedThrough(Stage):
         return ops.bleed_through(img, d["alpha"], px(d["blur"], dpi), px(d["offset"], dpi), px(d["offset_y"], dpi))
 
 
+class AlbumentationsParams(Params):
+    """`transform` names an albumentations pixel-level transform; every other key of the `[[stages]]` table is
+    one of its arguments, as albumentations takes them (checked by albumentations itself when the recipe loads)."""
+
+    transform: str
+    args: dict[str, Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        return {"transform": data.get("transform"), "args": {k: v for k, v in data.items() if k != "transform"}}
+
+    @model_validator(mode="after")
+    def _known_to_albumentations(self) -> AlbumentationsParams:
+        from gtkit.degrade import albu
+
+        try:
+            albu.validate(self.transform, self.args)
+        except albu.ArgumentError as e:
+            raise error_at((e.key,), str(e)) from None
+        except ValueError as e:
+            raise error_at(("transform",), str(e)) from None
+        return self
+
+    def as_recipe(self) -> dict[str, Any]:
+        return {"transform": self.transform, **self.args}
+
+
+class Albumentations(Stage):
+    """Any albumentations pixel-level transform (see `gtkit.degrade.albu`), seeded by gtkit, replayable."""
+
+    name = "albumentations"
+    summary = "an albumentations pixel-level transform (optional extra gtkit[albumentations])"
+    Params = AlbumentationsParams
+
+    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
+        from gtkit.degrade import albu
+
+        p: AlbumentationsParams = self.params  # type: ignore[assignment]
+        return {"transform": p.transform, "args": dict(p.args), "seed": new_noise_seed(rng),
+                "version": albu.installed_version()}
+
+    @classmethod
+    def drawn_fields(cls) -> dict[str, Any]:
+        return {"transform": (str, ...), "args": (dict[str, Any], ...), "seed": (StrictInt, ...),
+                "version": (str, ...), "drawn": (dict[str, Any] | None, None)}
+
+    @staticmethod
+    def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
+        return Albumentations.run(img, d, dpi)[0]
+
+    @classmethod
+    def run(cls, img: np.ndarray, d: dict[str, Any], dpi: int) -> tuple[np.ndarray, dict[str, Any] | None]:
+        from gtkit.degrade import albu
+
+        return albu.apply(img, d["transform"], d["args"], d["seed"], d["version"])
+
+
 STAGES: dict[str, type[Stage]] = {
     cls.name: cls
     for cls in (ToneCurve, Tint, Blur, Resample, Jpeg, Threshold, GaussianNoise, PaperGrain, Speckle, Dust, Streaks,
-                Vignette, Illumination, Shadow, BleedThrough)
+                Vignette, Illumination, Shadow, BleedThrough, Albumentations)
 }
 
 NON_RIGID: frozenset[str] = frozenset({

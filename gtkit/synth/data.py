@@ -80,6 +80,11 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
                 raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
     elif suffix == ".csv":
         props = family.record_schema.get("properties", {})
+        nested = [name for name, prop in props.items()
+                  if "array" in _types(prop) and "object" in _types(prop.get("items", {}))]
+        if nested:
+            raise GtkitError(f"a CSV row is flat, and a record of family {family.name!r} nests lists of records "
+                             f"({', '.join(nested)}): give the records as .jsonl, one JSON object a line", path)
         reader = csv.reader(io.StringIO(text, newline=""))
         try:
             header = next(reader)
@@ -178,7 +183,10 @@ def _scalars(obj: dict[str, Any], prefix: str = ""):
 
 
 def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
-    """Parse and validate a data file; the first bad record raises with its line number."""
+    """Parse and validate a data file; the first bad record raises with its line number.
+
+    After the schema, a family's generator may check each record itself: `check_record(record)` returns
+    why the record cannot be printed as given (a total that does not add up), or None."""
     path = Path(path)
     schema = {**family.record_schema}
     if "$schema" not in schema and "$schema" in family.schema:
@@ -186,6 +194,7 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema)
     glyphs = body_glyphs(family)
+    check_record = getattr(family.module, "check_record", None)  # the family's own rule (totals that reconcile)
     records: list[dict[str, Any]] = []
     for lineno, rec in _rows(path, family):
         if not isinstance(rec, dict):
@@ -207,5 +216,8 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
                 if missing:
                     raise GtkitError(f"line {lineno}: field {where!r}: the family's font has no glyph for "
                                      f"{''.join(missing)!r} (U+{ord(missing[0]):04X})", path)
+        problem = check_record(rec) if check_record is not None else None
+        if problem:
+            raise GtkitError(f"line {lineno}: {problem}", path)
         records.append(rec)
     return records

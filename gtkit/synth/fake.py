@@ -195,3 +195,37 @@ def money(rng: np.random.Generator, *, lo: float = 0.5, hi: float = 250_000.0) -
     """A dollar amount with cents, log-uniform between lo and hi (most are small)."""
     cents = int(round(float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * 100))
     return round(cents / 100, 2)
+
+
+_CUSIP_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ*@#"  # a character's value is its index
+
+
+def cusip_check_digit(base: str) -> str:
+    """The check digit of an 8-character CUSIP base (issuer code of 6, issue code of 2).
+
+    "Double add double" (modulus 10): each character's value (digits 0-9, letters A-Z 10-35, `*` 36,
+    `@` 37, `#` 38) is doubled at the even positions (2nd, 4th, ... counting from 1), the digits of
+    every value are summed, and the check digit is (10 - sum mod 10) mod 10.
+    """
+    if len(base) != 8:
+        raise ValueError(f"a CUSIP base has 8 characters, got {base!r}")
+    total = 0
+    for i, ch in enumerate(base.upper()):
+        v = _CUSIP_CHARS.index(ch)
+        if i % 2 == 1:
+            v *= 2
+        total += v // 10 + v % 10
+    return str((10 - total % 10) % 10)
+
+
+def cusip_issuer(rng: np.random.Generator) -> str:
+    """A 6-character CUSIP issuer code: mostly digits, sometimes ending in letters, as US issuers have."""
+    digits = "".join(str(int(d)) for d in rng.integers(0, 10, 6))
+    if rng.random() < 0.25:
+        digits = digits[:5] + _CUSIP_CHARS[int(rng.integers(10, 36))]
+    return digits
+
+
+def cusip(issuer: str, issue: str) -> str:
+    """The 9-character CUSIP of an issue (issue code "10" for common stock, "20" preferred, ...)."""
+    return issuer + issue + cusip_check_digit(issuer + issue)

@@ -2,10 +2,11 @@
 
 A family folder holds:
 
-- `family.toml`: name, description, tags on the five axes, renderer, page size and
-  orientation, default record count, the schema property that holds the records,
-  and `allow_split` (renderer `columns` only: a record block may be cut between two
-  fields' lines, its continuation marked);
+- `family.toml`: name, description, tags on the five axes, renderer, page size,
+  orientation and rotation, default record count, the schema property that holds
+  the records, and `allow_split` (renderers `columns` and `table`: a record block
+  may be cut between two fields' lines, a table row between its cells, the
+  continuation marked);
 - `schema.json`: the task's JSON Schema (a description on every field);
 - `generator.py`: `generate_records(rng, n)` and optionally `generate_context(rng)`
   (the document-level values such as a case number), drawing only from `rng`;
@@ -36,7 +37,7 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
 from gtkit.paths import FAMILIES_DIR, FAMILIES_ENV, search_path
 from gtkit.schema import check_schema, compile_schema
-from gtkit.synth.layout import Layout, read_layout
+from gtkit.synth.layout_toml import Layout, read_layout
 from gtkit.typed import Strict, error_at, read_toml_as
 
 PAGE_SIZES = {"letter": (612.0, 792.0), "legal": (612.0, 1008.0), "a4": (595.2756, 841.8898)}
@@ -44,10 +45,19 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class PageSpec(Strict):
-    """`[page]`: the paper size (any case) and orientation."""
+    """`[page]`: the paper size (any case), the orientation of the content, and `rotate`: 90 or 270 prints
+    landscape content sideways on a portrait sheet whose /Rotate turns it upright in a viewer."""
 
     size: str = "letter"
     orientation: Literal["portrait", "landscape"] = "portrait"
+    rotate: Literal[0, 90, 270] = 0
+
+    @model_validator(mode="after")
+    def _rotate_landscape(self) -> PageSpec:
+        if self.rotate and self.orientation != "landscape":
+            raise error_at(("rotate",), f"{self.rotate} needs orientation 'landscape' (landscape content on a "
+                                        "portrait sheet, turned by the viewer)")
+        return self
 
     @field_validator("size")
     @classmethod
@@ -73,12 +83,14 @@ class FamilyTags(Strict):
 
 class TemplateSection(Strict):
     """`[template]` (renderer `template`): the jinja2 HTML file and the CSS files (in the family's folder or
-    templates/), the display formats of fields by name, and how a null checkbox is drawn."""
+    templates/), the display formats of fields by name, how a null checkbox is drawn, and the family's
+    layout options (scalars the template reads as `options`, e.g. which pivot a table is drawn in)."""
 
     html: str = "template.html"
     css: list[str] = ["style.css"]
     formats: dict[str, Literal["money", "int"]] = {}
     null_checkbox: Literal["absent", "na"] = "absent"
+    options: dict[str, StrictBool | StrictInt | float | str] = {}  # layout choices, the template's `options`
 
 
 class FamilyToml(Strict):
@@ -105,11 +117,14 @@ class FamilyToml(Strict):
 
     @model_validator(mode="after")
     def _split_needs_columns(self) -> FamilyToml:
-        if self.allow_split and self.renderer != "columns":
-            raise error_at(("allow_split",), f"true needs renderer 'columns' (a {self.renderer} row is one line, "
-                                             "never split)")
+        if self.allow_split and self.renderer == "template":
+            raise error_at(("allow_split",), "true needs renderer 'columns' or 'table' (the template's CSS decides "
+                                             "where a block breaks)")
         if self.renderer == "template" and self.template is None:
             self.template = TemplateSection()
+        if self.page.rotate and self.renderer == "template":
+            raise error_at(("page", "rotate"), "needs renderer 'columns' or 'table' (a template's pages are laid out "
+                                               "by its CSS)")
         if self.template is not None and self.renderer != "template":
             raise error_at(("template",), f"needs renderer 'template' (this family's renderer is {self.renderer!r})")
         return self
@@ -129,6 +144,7 @@ class Family:
     tags: dict[str, Any]
     layout: Layout | None  # None for renderer template
     allow_split: bool = False
+    rotate: int = 0  # the pages' /Rotate: page_size is the page as a viewer shows it
     template: TemplateSection | None = None
     _module: ModuleType | None = field(default=None, repr=False)
 
@@ -167,6 +183,8 @@ def display(fmt: str | None, value: Any) -> str:
         return f"${value:,.2f}"
     if fmt == "int" and isinstance(value, (int, float)):
         return str(int(value))
+    if fmt == "grouped" and isinstance(value, (int, float)):  # whole numbers with thousands separators
+        return f"{int(value):,}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -195,6 +213,7 @@ def _load(folder: Path) -> Family:
         tags=meta.tags.model_dump(),
         layout=None if meta.renderer == "template" else read_layout(folder / "layout.toml", meta.renderer),
         allow_split=meta.allow_split,
+        rotate=meta.page.rotate,
         template=meta.template,
     )
 

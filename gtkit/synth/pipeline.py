@@ -211,7 +211,9 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     if problems:
         raise _fail(problems, doc_id)
     split = {"split_records": len(plan.split_records)} if family.allow_split else {}
-    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed, parameters={**parameters, **split})
+    drawn = {"S1": plan.two_level_header, "P1": located.rotated_pages > 0}
+    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed, parameters={**parameters, **split},
+                         drawn=drawn)
     problems.extend(_numeric_problems(fields))
     if problems:
         raise _fail(problems, doc_id)
@@ -220,10 +222,11 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
 
 
 def _envelope(family: Family, expected: dict[str, Any], located: Any, fields: list[dict[str, Any]], *, doc_id: str,
-              seed: int, parameters: dict[str, Any]) -> Envelope:
-    """The document's envelope; its tags measured from the field entries (`gtkit.synth.tags`)."""
+              seed: int, parameters: dict[str, Any], drawn: dict[str, bool] | None = None) -> Envelope:
+    """The document's envelope; its tags measured from the field entries and the layout facts `drawn`
+    (`gtkit.synth.tags`)."""
     records = len(expected.get(family.records_field) or [])
-    tags = measured_tags(family.tags, family.records_field, records, fields, located.pages)
+    tags = measured_tags(family.tags, family.records_field, records, fields, located.pages, drawn)
     split = {k: parameters[k] for k in ("split_records",) if k in parameters}
     rest = {k: v for k, v in parameters.items() if k not in split}
     return Envelope(

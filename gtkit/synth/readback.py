@@ -2,6 +2,9 @@
 
 The PDF is opened with PyMuPDF and its words are read per page with
 `get_text("words", sort=False)`, which keeps the content-stream (drawing) order.
+On a page with /Rotate those words are in the unrotated page's coordinates; they
+are mapped through `page.rotation_matrix` to the page as a viewer shows it (the
+space of `page.rect`), so every size and box synth records is in viewer space.
 Each page holds its chrome first and then a run of record values; the matcher
 walks the page's words and the plan's items side by side, consuming for each item
 the words whose characters (whitespace removed) spell the item's text exactly.
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.synth.layout import Item, Plan, chrome_and_header
+from gtkit.synth.plan import Item, Plan, chrome_and_header
 from gtkit.workers import Pool
 
 TOL = 0.75  # points a word may stick out of its region (glyph overshoot, rounding)
@@ -54,6 +57,7 @@ class Located:
     evidence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     problems: list[SynthProblem] = field(default_factory=list)
     words: int = 0
+    rotated_pages: int = 0  # pages with /Rotate (each checked against the layout's)
 
 
 def describe(item: Item) -> str:
@@ -131,23 +135,37 @@ read-back and the matching the rest, all of it done here, so the worker gets a l
 
 @dataclass
 class PageWords:
-    """What the read-back takes from one page of the PDF: its size (points), its fonts (name, extension),
-    and its words in content-stream order, as texts and (x0, y0, x1, y1) boxes in points."""
+    """What the read-back takes from one page of the PDF: its size (points), its /Rotate, its fonts (name,
+    extension), and its words in content-stream order, as texts and (x0, y0, x1, y1) boxes in points. Size
+    and boxes are the page as a viewer shows it, after its /Rotate."""
 
     size: tuple[float, float]
     fonts: list[tuple[str, str]]
     texts: list[str]
     coords: np.ndarray
+    rotation: int = 0
+
+
+def viewer_boxes(coords: np.ndarray, matrix: pymupdf.Matrix) -> np.ndarray:
+    """Boxes (x0, y0, x1, y1) of the unrotated page mapped by the page's `rotation_matrix` to the page as a
+    viewer shows it (PyMuPDF's words are in unrotated coordinates; its `page.rect` is rotated)."""
+    a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
+    xs = coords[:, [0, 2, 0, 2]]
+    ys = coords[:, [1, 1, 3, 3]]
+    tx, ty = a * xs + c * ys + e, b * xs + d * ys + f
+    return np.stack([tx.min(axis=1), ty.min(axis=1), tx.max(axis=1), ty.max(axis=1)], axis=1)
 
 
 def page_words(doc: pymupdf.Document, p: int) -> PageWords:
     page = doc[p]
     rect = page.rect
     words = page.get_text("words", sort=False)
+    coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
+    if page.rotation:
+        coords = viewer_boxes(coords, page.rotation_matrix)
     return PageWords(size=(float(rect.width), float(rect.height)),
                      fonts=[(f[3], f[1]) for f in doc.get_page_fonts(p)],
-                     texts=[w[4] for w in words],
-                     coords=np.array([w[:4] for w in words], dtype=float).reshape(-1, 4))
+                     texts=[w[4] for w in words], coords=coords, rotation=page.rotation)
 
 
 def read_pages(pdf: bytes | str, p0: int, p1: int) -> list[PageWords]:
@@ -174,6 +192,10 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
     for p, page in enumerate(pages):
         pw, ph = page.size
         out.page_sizes.append((pw, ph))
+        out.rotated_pages += page.rotation != 0
+        if page.rotation != plan.rotate:
+            problems.append(SynthProblem("", f"page {p + 1} has /Rotate {page.rotation}, the layout made {plan.rotate}"))
+            break
         fonts_seen.update(page.fonts)
         texts, coords = page.texts, page.coords
         n = len(texts)

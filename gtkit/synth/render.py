@@ -3,6 +3,13 @@
 `invariant=1` removes the creation date and the random document id, so the same
 plan gives the same bytes. The canvas starts in the family's own font, so no
 unembedded standard font is ever referenced.
+
+A rotated plan (`Plan.rotate` 90 or 270) is landscape content on a portrait sheet:
+the sheet's MediaBox is the plan's page turned a quarter, the page carries /Rotate,
+and the content is drawn through the matrix that undoes the viewer's turn, so a
+viewer shows the plan's page upright. With /Rotate 90 (the viewer turns the sheet
+clockwise) a point (X, Y) of the landscape page, y up, sits at (H - Y, X) on the
+sheet, H the landscape height; with /Rotate 270 at (Y, W - X), W its width.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from collections.abc import Callable
 
 from reportlab.pdfgen import canvas
 
-from gtkit.synth.layout import Plan, chrome_and_header
+from gtkit.synth.plan import Plan, chrome_and_header
 
 
 def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None = None,
@@ -22,7 +29,7 @@ def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None 
     buf = io.BytesIO()
     c = canvas.Canvas(
         buf,
-        pagesize=(width, height),
+        pagesize=(width, height),  # with /Rotate 90 or 270, reportlab writes the MediaBox turned (the sheet)
         invariant=1,
         initialFontName=initial_font or plan.fonts["regular"],
         initialFontSize=8,
@@ -32,6 +39,9 @@ def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None 
     c.setCreator("gtkit synth")
     c.setSubject("synthetic document, ground truth constructed")
     for p, pp in enumerate(plan.pages):
+        if plan.rotate:
+            c.setPageRotation(plan.rotate)
+            c.transform(*_UNTURN[plan.rotate](width, height))
         for x0, y0, x1, y1, lw in pp.rules:
             c.setLineWidth(lw)
             c.line(x0, height - y0, x1, height - y1)
@@ -52,3 +62,9 @@ def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None 
             on_page(p)
     c.save()
     return buf.getvalue()
+
+
+_UNTURN = {  # the matrix (a, b, c, d, e, f) from the landscape page (w x h, y up) to the sheet under /Rotate
+    90: lambda w, h: (0, 1, -1, 0, h, 0),
+    270: lambda w, h: (0, -1, 1, 0, 0, w),
+}

@@ -8,7 +8,9 @@ The template draws every value through two functions, so that each value element
 made from its JSON Pointer:
 
 - `v(pointer)`: the value's text (the family's display format) in `<span class="gtv" id=...>`;
-  a null draws nothing;
+  a null draws nothing; `v(pointer, also=[...])` draws it once for several values that print the
+  same text and are all read there (a pivot's column header, printed once, names the candidate of
+  every cell under it, however many pages down): each pointer of `also` gets the element's evidence;
 - `box(pointer)`: a boolean as a checkbox `<span class="gtcb">` (checked: `gtcb on`, a filled
   mark drawn by CSS, no text); a null draws nothing, or "N/A" (`null_checkbox = "na"`).
 
@@ -68,6 +70,7 @@ class Mark:
     kind: str  # "text" or "checkbox"
     text: str  # the printed text ("" for a checkbox)
     checked: bool = False
+    also: tuple[str, ...] = ()  # other values read at this element (same text): they share its evidence
 
 
 @dataclass
@@ -167,6 +170,7 @@ class _Drawer:
         self.marks: dict[str, Mark] = {}
         self.problems: list[str] = []
         self.twice: set[str] = set()
+        self.drawn: set[str] = set()  # every pointer drawn (an element's own and its `also`)
 
     def _lookup(self, pointer: Any) -> Any:
         if not isinstance(pointer, str) or not pointer.startswith("/"):
@@ -178,12 +182,27 @@ class _Drawer:
 
     def _claim(self, pointer: str, mark: Mark) -> str:
         eid = element_id(pointer)
-        if eid in self.marks:
-            self.twice.add(pointer)
+        for p in (pointer, *mark.also):
+            if p in self.drawn:
+                self.twice.add(p)
+            self.drawn.add(p)
         self.marks[eid] = mark
         return eid
 
-    def v(self, pointer: str, cls: str = "") -> Any:
+    def _also(self, pointer: str, text: str, also: Any) -> tuple[str, ...]:
+        """The pointers of `also` (values read at `pointer`'s element), each printing exactly `text`."""
+        if isinstance(also, str) or not all(isinstance(a, str) for a in also):
+            raise GtkitError(f"{pointer}: also= takes a list of JSON Pointers, got {also!r}")
+        for other in also:
+            value = self._lookup(other)
+            shown = None if value is None or isinstance(value, (bool, list, dict)) else \
+                " ".join(self.family.display(split_pointer(other)[-1], value).split())
+            if shown != text:
+                raise GtkitError(f"{other}: {describe_pointer(other)} ({value!r}) is read at the element of {pointer}, "
+                                 f"which prints {text!r}")
+        return tuple(also)
+
+    def v(self, pointer: str, cls: str = "", also: Any = ()) -> Any:
         from markupsafe import Markup, escape
 
         value = self._lookup(pointer)
@@ -195,7 +214,7 @@ class _Drawer:
             raise GtkitError(f"{pointer}: {describe_pointer(pointer)} holds a {type(value).__name__}: v() draws scalars")
         name = split_pointer(pointer)[-1]
         text = " ".join(self.family.display(name, value).split())
-        eid = self._claim(pointer, Mark(pointer, "text", text))
+        eid = self._claim(pointer, Mark(pointer, "text", text, also=self._also(pointer, text, also)))
         klass = f"gtv {cls}".strip()
         return Markup(f'<span class="{escape(klass)}" id="{escape(eid)}">{escape(text)}</span>')
 
@@ -234,7 +253,8 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
     try:
         template = env.get_template(html_name)
         context = {**{k: val for k, val in expected.items()}, "doc": expected, "title": title,
-                   "family": family.name, "page_css": _page_css(family)}
+                   "family": family.name, "page_css": _page_css(family),
+                   "options": dict(family.template.options)}
         html = template.render(**context)
     except jinja2.TemplateNotFound as e:
         raise GtkitError(f"template {e.name!r} not found (looked in {family.folder} and {TEMPLATES_DIR})") from None
@@ -252,7 +272,7 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
     template_file = family.folder / html_name
     for pointer in sorted(drawer.twice):
         raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is drawn more than once by the template", template_file)
-    drawn = {m.pointer for m in drawer.marks.values()}
+    drawn = drawer.drawn
     for pointer, _node, value in iter_leaves(compile_schema(family.schema), expected):
         if value is not None and pointer not in drawn:
             raise GtkitError(f"{pointer}: {describe_pointer(pointer)} ({value!r}) is never drawn by the template",
@@ -411,6 +431,8 @@ def _locate(rendered: Rendered, doc: pymupdf.Document) -> Located:
                 ev = {"page": p + 1, "box": box, "words": wl, "quad": None,
                       "quote": " ".join(texts[i] for i in inside), "verified": True}
             out.evidence.setdefault(pointer, []).append(ev)
+            for other in mark.also:
+                out.evidence.setdefault(other, []).append(dict(ev))
         if n:
             off = (coords[:, 0] < -TOL) | (coords[:, 1] < -TOL) | (coords[:, 2] > pw + TOL) | (coords[:, 3] > ph + TOL)
             for w in np.nonzero(off)[0][:5]:
