@@ -50,12 +50,30 @@ def in_worker() -> bool:
     return _IN_WORKER
 
 
-def _init_worker(one_shot: bool) -> None:
+def _init_worker(one_shot: bool, owner: int) -> None:
     global _IN_WORKER
     _IN_WORKER = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the caller, which then stops the workers
     if one_shot:  # it exits after its one task, and what the task built goes with it
         gc.disable()
+    import threading
+
+    threading.Thread(target=_exit_with, args=(owner,), name="gtkit-owner-watch", daemon=True).start()
+
+
+def _exit_with(owner: int) -> None:
+    """End this worker within a second of the process that made the pool: killed with `kill -9` it stops
+    nothing itself, and its workers (children of the fork server, not of it) would wait for work forever."""
+    import time
+
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # the pid now belongs to another user's process: the owner is gone
+            os._exit(1)
 
 
 def _name(fn: Callable[..., Any]) -> str:
@@ -155,7 +173,7 @@ class Pool:
             self.warm()  # the server starts shielded from Ctrl-C, before any worker needs it
             executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
-                initargs=(one_shot,), max_tasks_per_child=1 if one_shot else None)
+                initargs=(one_shot, os.getpid()), max_tasks_per_child=1 if one_shot else None)
         return executor
 
     def warm(self) -> None:

@@ -128,23 +128,62 @@ def _bundles(out: Path) -> int:
     return sum(1 for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")) if out.is_dir() else 0
 
 
-def _kill_when(cmd: list[str], out: Path, bundles: int) -> None:
-    """Start the build, SIGKILL its whole process group (workers too) once `bundles` bundles are done."""
+def _live_descendants(pid: int) -> set[int]:
+    """Pids of the live (not zombie) processes descending from `pid`."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, ppid = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):
+            continue
+        if state != "Z":
+            parents[int(stat.parent.name)] = int(ppid)
+    found, grew = {pid}, True
+    while grew:
+        new = {c for c, pp in parents.items() if pp in found} - found
+        found |= new
+        grew = bool(new)
+    return (found - {pid}) & set(parents)
+
+
+def _alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                out.add(pid)
+        except OSError:
+            pass
+    return out
+
+
+def _kill_when(cmd: list[str], out: Path, bundles: int, *, group: bool) -> None:
+    """Start the build and SIGKILL it once `bundles` bundles are done: its whole process group, or (`group`
+    False) the command's own process alone, whose workers must then end by themselves."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while _bundles(out) < bundles and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    os.killpg(p.pid, signal.SIGKILL)
+    helpers = _live_descendants(p.pid)
+    if group:
+        os.killpg(p.pid, signal.SIGKILL)
+    else:
+        assert helpers  # the fork server and the workers
+        os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    deadline = time.monotonic() + 20
+    while _alive(helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(helpers), "worker processes outlived the killed build"
 
 
 def test_kill_9_twice_then_resume_is_byte_identical_to_a_clean_build(plan, reference, tmp_path):
     out = tmp_path / "ds"
     cmd = [sys.executable, "-m", "gtkit", "build", str(plan), "--out", str(out), "--workers", "2"]
-    _kill_when(cmd, out, 2)
+    _kill_when(cmd, out, 2, group=False)
     first = _bundles(out)
     assert 2 <= first < 12 and not (out / "dataset.jsonl").exists()
-    _kill_when(cmd, out, first + 3)
+    _kill_when(cmd, out, first + 3, group=True)
     assert not (out / "dataset.jsonl").exists()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
