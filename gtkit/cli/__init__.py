@@ -85,6 +85,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         _exit_interrupted()
+    except SystemExit as e:  # typer turns a Ctrl-C inside a command into exit 130: the same quick exit
+        if e.code == 130 and _interrupted(e):
+            _exit_interrupted()
+        raise
     except Exception as e:  # an unexpected failure is still one line without --debug
         if _interrupted(e):  # an error met while a Ctrl-C unwound the run (stopping its workers) is the Ctrl-C
             _exit_interrupted()
