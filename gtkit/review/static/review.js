@@ -245,7 +245,12 @@ function dragBox(a, b) {
   return [r6(Math.min(a[0], b[0])), r6(Math.min(a[1], b[1])), r6(Math.max(a[0], b[0])), r6(Math.max(a[1], b[1]))];
 }
 
-$("overlay").addEventListener("mousedown", (ev) => { if (st.item) { dragFrom = pointAt(ev); ev.preventDefault(); } });
+$("overlay").addEventListener("mousedown", (ev) => {
+  if (!st.item) return;
+  if (document.activeElement) document.activeElement.blur();
+  dragFrom = pointAt(ev);
+  ev.preventDefault();
+});
 window.addEventListener("mousemove", (ev) => {
   if (!dragFrom) return;
   st.drawn = {page: st.page, box: dragBox(dragFrom, pointAt(ev))};
@@ -272,6 +277,7 @@ async function decide(body) {
   const answer = await r.json().catch(() => ({error: r.statusText}));
   if (!r.ok) { say(answer.error || r.statusText, "error"); return; }
   st.decided[d.i] = true;
+  if (document.activeElement) document.activeElement.blur();   // keys act on the next item at once
   say(`saved: ${d.id} ${body.action} (decisions.jsonl line ${answer.line}); ${answer.left} left`, "ok");
   await open(firstUndecided(st.pos));
 }
