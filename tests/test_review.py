@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import socket
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,8 +17,7 @@ import pytest
 from gtkit.cli import main
 from gtkit.format import read_bundle
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from screenshot_review import CHROMIUM_ARGS, consensus_output, start_server  # noqa: E402
+from review_helpers import CHROMIUM_ARGS, consensus_output, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 
