@@ -229,3 +229,35 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     left = {q["id"] for q in _lines(ds / "queue.jsonl")}
     assert not left & {first["id"], queue[1]["id"], queue[2]["id"]} and queue[3]["id"] in left
     assert len(_lines(ds / "draw.jsonl")) == len(draw) - 1
+
+
+def test_every_cell_and_apply_now(fresh):
+    proc, url = start_server(fresh, "--all")
+    try:
+        base, token = _base_token(url)
+        headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+        state = json.loads(_request(f"{base}/api/state?token={token}")[1])
+        kinds = [it[1] for it in state["items"]]
+        queued = len(_lines(fresh / "queue.jsonl"))
+        assert kinds[:queued] == [q["kind"] for q in _lines(fresh / "queue.jsonl")] and "truth" in kinds
+        i = next(k for k, it in enumerate(state["items"]) if it[1] == "truth" and it[3] == "/vendor")
+        doc, path = state["items"][i][2], state["items"][i][0].split("#", 1)[1]
+        assert _request(f"{base}/api/apply", data=b"", headers=headers)[0] == 400     # nothing to apply yet
+        status, _ = _request(f"{base}/api/decide", headers=headers,
+                             data=json.dumps({"item": i, "action": "edit", "text": "Corrected Vendor Ltd"}).encode())
+        assert status == 200
+        status, answer = _request(f"{base}/api/decide", headers=headers,
+                                  data=json.dumps({"item": 0, "action": "accept", "candidate": 0}).encode())
+        assert status == 200
+        status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+        assert status == 200 and json.loads(answer) == {"applied": 2, "queue": queued - 1}
+        assert (fresh / "decisions.jsonl").read_bytes() == b""
+        assert len(_lines(fresh / "audit.jsonl")) == 2
+        b = read_bundle(fresh / doc)
+        entry = {f.path: f for f in b.gt.fields}[path]
+        assert entry.readings[0].value == "Corrected Vendor Ltd" and entry.trust == "human"
+        state = json.loads(_request(f"{base}/api/state?token={token}")[1])
+        assert sum(1 for it in state["items"] if it[1] == "cell") == queued - 1 and not any(state["decided"])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -106,6 +106,14 @@ def create_app(review: Review, token: str) -> Any:
         except GtkitError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
 
+    async def apply(request: Request) -> Response:
+        try:
+            return JSONResponse(await run_in_threadpool(review.apply))
+        except ChangedUnderUs as e:
+            return JSONResponse({"error": str(e)}, status_code=409)
+        except GtkitError as e:
+            return JSONResponse({"error": str(e)}, status_code=400)
+
     routes = [
         Route("/", page),
         Route("/static/{name}", static),
@@ -113,5 +121,6 @@ def create_app(review: Review, token: str) -> Any:
         Route("/api/item/{i:int}", item),
         Route("/page/{doc}/{page:int}.png", image),
         Route("/api/decide", decide, methods=["POST"]),
+        Route("/api/apply", apply, methods=["POST"]),
     ]
     return TokenGate(Starlette(routes=routes), token)

@@ -68,9 +68,9 @@ def detail(item: Item, view: DocView, decided: dict[str, Any] | None, types: lis
     elif item.kind == "extra_record":
         out["candidates"] = [{"value": v["row"], "system": v["system"], "systems": [v["system"]],
                               "families": [v["family"]], "boxes": []} for v in votes if v.get("present")]
-    else:
-        out["candidates"] = [{"value": q.get("value"), "systems": [], "families": [],
-                              "boxes": _boxes(readings[0]["evidence"]) if readings else [], "source": view.citing}]
+    else:  # a box to draw or a settled cell: its readings
+        out["candidates"] = [{"value": r["value"], "systems": [], "families": [], "boxes": _boxes(r["evidence"]),
+                              "source": view.citing} for r in readings]
     return out
 
 

@@ -1,5 +1,6 @@
 """The items a person reviews in a consensus output, read once at start: every queue.jsonl line (a contested
-cell or an extra-record vote), then every draw.jsonl line (an agreed value waiting for its box).
+cell or an extra-record vote), then every draw.jsonl line (an agreed value waiting for its box), and with
+`every_cell` every other cell of every document (to correct any cell).
 
 An item keeps its source line as is; what the page shows of it (candidates and their boxes) is read
 from the document's gt.json when the item is opened (`detail`).
@@ -14,17 +15,18 @@ from typing import Any
 from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
+from gtkit.format import read_bundle
 from gtkit.schema import Node, split_pointer
 
 
 @dataclass(frozen=True)
 class Item:
     id: str             # <doc>#<JSON Pointer>: how a decision names it
-    kind: str           # cell | extra_record | draw
+    kind: str           # cell | extra_record | draw | truth (a settled cell, with every_cell)
     doc: str
     path: str
     field: str          # the pointer with * for record indexes
-    cause: str | None   # None for a box to draw
+    cause: str | None   # None for a box to draw and a settled cell
     source: dict[str, Any]
 
     def summary(self) -> list[Any]:
@@ -32,12 +34,20 @@ class Item:
         return [self.id, self.kind, self.doc, self.field, self.cause]
 
 
-def load_items(dataset: Path, root: Node) -> list[Item]:
-    """Every queue item, then every box to draw; a folder without queue.jsonl is not a consensus output."""
+def load_items(dataset: Path, root: Node, folders: dict[str, Path], *, every_cell: bool = False) -> list[Item]:
+    """Every queue item, then every box to draw, then (with `every_cell`) every other cell of every document
+    (`folders`: doc id -> bundle folder); a folder without queue.jsonl is not a consensus output."""
     queue = require_consensus(dataset)
     items = [Item(q["id"], q["kind"], q["doc"], q["path"], q["field"], q["cause"], q) for _, q in _lines(queue)]
     for _, x in _lines(dataset / DRAW_NAME, missing_ok=True):
         items.append(Item(f"{x['doc']}#{x['path']}", "draw", x["doc"], x["path"], field_of(root, x["path"]), None, x))
+    if every_cell:
+        seen = {it.id for it in items}
+        for doc, folder in folders.items():
+            for f in read_bundle(folder).field_dicts():
+                if f"{doc}#{f['path']}" not in seen:
+                    items.append(Item(f"{doc}#{f['path']}", "truth", doc, f["path"], field_of(root, f["path"]), None,
+                                      {"doc": doc, "path": f["path"]}))
     return items
 
 

@@ -29,14 +29,15 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def serve(dataset: Path, *, port: int = 8765, who: str | None = None,
+def serve(dataset: Path, *, port: int = 8765, who: str | None = None, every_cell: bool = False,
           announce: Callable[[str], None] = print) -> None:
-    """Serve the review of a consensus output until interrupted; `announce` gets the URL to open."""
+    """Serve the review of a consensus output (with `every_cell`, every cell of it) until interrupted;
+    `announce` gets the URL to open."""
     import uvicorn
 
     from gtkit.review.app import create_app
 
-    review = Review(Path(dataset), who or getpass.getuser())
+    review = Review(Path(dataset), who or getpass.getuser(), every_cell=every_cell)
     sock = bind(port)
     token = secrets.token_urlsafe(24)
     app = create_app(review, token)

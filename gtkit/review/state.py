@@ -30,20 +30,31 @@ CLIENT_KEYS = ("action", "candidate", "system", "value", "text", "box", "accept_
 
 
 class Review:
-    def __init__(self, dataset: Path, who: str):
+    def __init__(self, dataset: Path, who: str, *, every_cell: bool = False):
         self.dataset = Path(dataset)
         self.who = who
+        self.every_cell = every_cell
         require_consensus(self.dataset)
+        self.images = PageImages()
+        self._lock = threading.Lock()
+        self._read()
+        self.decisions = DecisionFile(self.dataset, who)
+
+    def _read(self) -> None:
+        """The dataset's documents, schema and items (again after the dataset was replaced by "apply now")."""
         entries = read_index(self.dataset)
         self.folders = {e.doc_id: safe_child(self.dataset, e.path, where=self.dataset) for e in entries}
         schema = read_json(self.folders[entries[0].doc_id] / "schema.json") if entries else {}
         self.root = compile_schema(schema)
-        self.items = load_items(self.dataset, self.root)
-        self.index = {it.id: k for k, it in enumerate(self.items)}
-        self.decisions = DecisionFile(self.dataset, who)
-        self.images = PageImages()
+        self.items = load_items(self.dataset, self.root, self.folders, every_cell=self.every_cell)
         self._views: OrderedDict[str, DocView] = OrderedDict()
-        self._lock = threading.Lock()
+
+    def apply(self) -> dict[str, Any]:
+        """Apply the decisions file to the dataset (`gtkit adjudicate`), empty it, and read the new queue."""
+        n, left = self.decisions.apply()
+        with self._lock:
+            self._read()
+        return {"applied": n, "queue": left}
 
     def state(self) -> dict[str, Any]:
         """The list the page keeps: every item's summary and whether it is decided."""

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.adjudicate import Session
+from gtkit.consensus.adjudicate import Session, adjudicate
 from gtkit.consensus.decisions import parse_decision, read_decisions
 from gtkit.errors import GtkitError
 
@@ -76,12 +76,30 @@ class DecisionFile:
         """The decision taken on a cell (empty when none)."""
         return self.content.get(cell_id, {})
 
+    def _unchanged(self) -> None:
+        if fingerprint(self.path) != self.mark:
+            raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
+                                 "written: restart gtkit review to read it again", self.path)
+
+    def apply(self) -> tuple[int, int]:
+        """`gtkit adjudicate` with this file (the dataset replaced as a whole), then the file emptied: its
+        decisions are in the dataset and in audit.jsonl. (decisions applied, items left in the queue)"""
+        with self.lock:
+            self._unchanged()
+            if not self.decided:
+                raise GtkitError("no decision to apply yet", self.path)
+            n, left = adjudicate(self.dataset, self.path, who=self.who)
+            with open(self.path, "r+b") as f:
+                f.truncate(0)
+                f.flush()
+                os.fsync(f.fileno())
+            self._load()
+            return n, left
+
     def append(self, line: dict[str, Any]) -> int:
         """Check one decision against the dataset and append it (flushed, fsynced); its line number."""
         with self.lock:
-            if fingerprint(self.path) != self.mark:
-                raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
-                                 "written: restart gtkit review to read it again", self.path)
+            self._unchanged()
             n = self.lines + 1
             d = parse_decision(line, self.path, n)
             try:

@@ -5,6 +5,7 @@
 const TOKEN = document.body.dataset.token;
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
+const KIND_LABELS = {cell: "contested cell", extra_record: "extra record", draw: "box to draw", truth: "settled cell"};
 
 const st = {
   items: [],        // [id, kind, doc, field, cause] per item, in queue order
@@ -59,7 +60,7 @@ function applyFilter(keepId) {
   st.shown = [];
   st.items.forEach((it, i) => {
     if (field && it[3] !== field) return;
-    if (cause && (it[4] || "draw") !== cause) return;
+    if (cause && (it[4] || it[1]) !== cause) return;
     st.shown.push(i);
   });
   const at = keepId === undefined ? -1 : st.shown.indexOf(keepId);
@@ -112,7 +113,7 @@ function render() {
   $("item-title").textContent = d.id;
   const facts = $("item-facts");
   facts.replaceChildren();
-  const rows = [["kind", d.kind === "draw" ? "box to draw" : d.kind.replace("_", " ")], ["field", d.field],
+  const rows = [["kind", KIND_LABELS[d.kind]], ["field", d.field],
     ["tier", d.tier], ["cause", d.cause || "-"], ["suggested fix", d.fix || "-"], ["trust", d.trust || "-"]];
   if (d.null_over_value) rows.push(["flag", "null over a value"]);
   if (d.row_presence_tie) rows.push(["flag", "row present in half of the families"]);
@@ -291,7 +292,7 @@ function acceptCandidate(k) {
   const d = st.item;
   if (!d || k >= d.candidates.length) return;
   if (d.kind === "extra_record") decide({action: "accept", system: d.candidates[k].system});
-  else if (d.kind === "cell") decide(withBox({action: "accept", candidate: k}));
+  else if (d.kind === "cell" || d.kind === "truth") decide(withBox({action: "accept", candidate: k}));
   else say("a box to draw has one value: draw its box and press a", "error");
 }
 
@@ -319,6 +320,13 @@ $("edit-value").addEventListener("keydown", (ev) => {
 $("null").onclick = () => decide({action: "null"});
 $("accept-box").onclick = acceptBox;
 $("reject").onclick = () => decide({action: "reject"});
+$("apply").onclick = async () => {
+  if (!window.confirm("Apply every decision so far to the dataset (gtkit adjudicate)?")) return;
+  const r = await fetch("/api/apply", {method: "POST", headers: {"X-Gtkit-Token": TOKEN}});
+  const answer = await r.json().catch(() => ({error: r.statusText}));
+  if (!r.ok) { say(answer.error || r.statusText, "error"); return; }
+  window.location.reload();
+};
 $("clear-box").onclick = () => { st.drawn = null; drawBoxes(); };
 $("prev").onclick = () => open(st.pos - 1);
 $("next").onclick = () => open(st.pos + 1);
@@ -355,8 +363,8 @@ document.addEventListener("keydown", (ev) => {
     st.items = s.items;
     st.decided = s.decided;
     fillFilter($("filter-field"), [...new Set(s.items.map((it) => it[3]))].sort());
-    fillFilter($("filter-cause"), [...new Set(s.items.map((it) => it[4] || "draw"))].sort(),
-      (c) => (c === "draw" ? "box to draw" : c));
+    fillFilter($("filter-cause"), [...new Set(s.items.map((it) => it[4] || it[1]))].sort(),
+      (c) => KIND_LABELS[c] || c);
     applyFilter();
     say(`decisions go to ${s.file} as ${s.who}`);
     await open(st.pos);
