@@ -221,6 +221,7 @@ function drawBoxes() {
     for (const b of c.boxes) {
       if (b.page !== st.page || !b.box) continue;
       const r = rect(b.box, d.colours[c.source] || "#d62728");
+      if (k > 0) r.setAttribute("stroke-dasharray", "5 3");   // the proposal solid, the other candidates dashed
       const t = document.createElementNS(SVG, "title");
       t.textContent = `candidate ${k + 1}: ${show(c.value)} (box cited by ${c.source})`;
       r.appendChild(t);
