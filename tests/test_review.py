@@ -261,3 +261,20 @@ def test_every_cell_and_apply_now(fresh):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_typed_values_and_fields(dataset):
+    from gtkit.review.items import Item, field_of
+    from gtkit.review.state import Review
+
+    r = Review(dataset, "ana")
+    assert field_of(r.root, "/lines/12/quantity") == "/lines/*/quantity" and field_of(r.root, "/total") == "/total"
+    cell = lambda path: Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})  # noqa: E731
+    assert r.typed_value(cell("/total"), "26675.42") == 26675.42
+    assert r.typed_value(cell("/lines/0/quantity"), "5") == 5
+    assert r.typed_value(cell("/paid_in_full"), "true") is True
+    assert r.typed_value(cell("/total"), "(1,234.50)") == "(1,234.50)"   # left as text: adjudication refuses it
+    assert r.typed_value(cell("/po_number"), "123") == "123"             # a string field keeps digits as text
+    assert r.typed_value(Item("d#/lines/+0", "extra_record", "d", "/lines/+0", "/lines", None, {}),
+                         '{"line_id": "L-9"}') == {"line_id": "L-9"}
+    assert not (dataset / "decisions.jsonl").exists()
