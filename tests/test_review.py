@@ -157,6 +157,11 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     cells = [q for q in queue if q["kind"] == "cell"]
     assert len(cells) >= 3 and draw
     page = browser.new_page(viewport={"width": 1300, "height": 900})
+    base, _ = _base_token(url)
+    requested, refused = [], []
+    page.on("request", lambda r: requested.append(r.url))
+    page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
     page.goto(url)
     _wait_item(page, queue[0]["id"])
 
@@ -205,6 +210,10 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     page.goto(url)
     _wait_item(page, queue[3]["id"])
     assert page.locator("#counter").inner_text().startswith(f"{len(queue) + len(draw) - 4} left of")
+
+    # nothing was asked of another host, and the browser reported no error (a CSP violation would be one)
+    assert requested and all(u.startswith(base + "/") for u in requested), requested
+    assert not refused, refused
 
     # 6. kill the server outright: nothing acknowledged is lost; adjudicate applies the file as written
     os.kill(proc.pid, signal.SIGKILL)

@@ -8,7 +8,8 @@ Security model (the server listens on 127.0.0.1 only, see `serve`):
   token in its URL only is refused too, so a page of another site cannot forge one (it cannot set
   the header without the browser's CORS preflight, which this server never answers);
 - the Host header must name the loopback address (a DNS-rebinding page gets 403);
-- no asset comes from elsewhere: the script and style are files of this package.
+- no asset comes from elsewhere: the script and style are files of this package, and the page's
+  Content-Security-Policy lets the browser load nothing but this server's own files.
 """
 
 from __future__ import annotations
@@ -28,9 +29,16 @@ from gtkit.errors import GtkitError
 from gtkit.review.state import Review
 from gtkit.review.store import ChangedUnderUs
 
-STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+STATIC = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 LOOPBACK = ("127.0.0.1", "localhost")
 HEADER = "x-gtkit-token"
+# The browser itself refuses anything from elsewhere, inline scripts, framing, and sending the address on.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                               "connect-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
 
 
 def _asset(name: str) -> str:
@@ -67,7 +75,7 @@ def create_app(review: Review, token: str) -> Any:
 
     def page(request: Request) -> Response:
         html = _asset("review.html").replace("{{TOKEN}}", token)
-        return Response(html, media_type="text/html", headers={"Cache-Control": "no-store"})
+        return Response(html, media_type="text/html", headers={"Cache-Control": "no-store", **PAGE_HEADERS})
 
     def static(request: Request) -> Response:
         name = request.path_params["name"]
