@@ -64,6 +64,10 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+
+
 def test_token_gate_and_loopback_only(server):
     ds, proc, url = server
     base, token = _base_token(url)
@@ -91,6 +95,7 @@ def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
     base, token = _base_token(url)
     post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
                                  headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    before_files = _files(ds)
     status, answer = post({"item": 0, "action": "accept", "candidate": 7})
     assert status == 400 and b"candidate must be" in answer
     assert post({"item": 0, "action": "accept", "who": "mallory"})[0] == 400   # who/when/id come from the server
@@ -99,6 +104,8 @@ def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
     status, answer = post({"item": 0, "action": "accept", "candidate": 1})
     assert status == 200 and json.loads(answer)["line"] == 1
     assert post({"item": 0, "action": "null"})[0] == 400                         # decided twice
+    after_files = _files(ds)   # the server wrote its decisions file and nothing else in the dataset
+    assert {k: v for k, v in after_files.items() if k != "decisions.jsonl"} == before_files
     with open(ds / "decisions.jsonl", "a") as f:                              # someone else writes
         f.write(json.dumps({"id": "x#/y", "action": "null", "who": "bob"}) + "\n")
     before = (ds / "decisions.jsonl").read_bytes()
