@@ -33,8 +33,8 @@ def main() -> None:
                 page.goto(url)
                 page.wait_for_selector("#candidates tbody tr")
                 page.keyboard.press("j")   # the second item: a split cell with three candidates
-                page.wait_for_function("document.getElementById('item-title').textContent.endsWith('/po_number')")
-                page.wait_for_function("document.getElementById('page').complete")
+                page.wait_for_function("() => document.getElementById('item-title').textContent.endsWith('/po_number')")
+                page.wait_for_function("() => document.getElementById('page').complete")
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(args.out))
                 browser.close()

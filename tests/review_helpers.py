@@ -15,7 +15,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 
-def consensus_output(root: Path, *, seed: int = 5, n_docs: int = 2, n_rows: int = 6) -> Path:
+def consensus_output(root: Path, *, seed: int = 5, n_docs: int = 2, n_rows: int = 8) -> Path:
     """A small consensus output under `root` (simulated runs of five systems): its folder."""
     ws = root / "ws"
     simulate(ws, seed=seed, n_docs=n_docs, n_rows=n_rows)

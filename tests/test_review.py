@@ -182,7 +182,7 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     page.keyboard.press("Enter")
     _wait_item(page, queue[2]["id"])
     # 3. draw a box by dragging, then accept the first candidate with it
-    page.wait_for_function("document.getElementById('page').complete")
+    page.wait_for_function("() => document.getElementById('page').complete")
     box = page.locator("#overlay").bounding_box()
     x0, y0 = box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.20
     page.mouse.move(x0, y0)
@@ -195,37 +195,50 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     # 4. a box to draw: filter on it, drag, accept the box with "a"
     page.select_option("#filter-cause", "draw")
     _wait_item(page, draw[0]["id"] if "id" in draw[0] else f"{draw[0]['doc']}#{draw[0]['path']}")
-    page.wait_for_function("document.getElementById('page').complete")
+    page.wait_for_function("() => document.getElementById('page').complete")
     box = page.locator("#overlay").bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] * 0.5)
     page.mouse.down()
     page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + box["height"] * 0.53, steps=5)
     page.mouse.up()
     page.keyboard.press("a")
-    page.wait_for_function("document.getElementById('message').className === 'ok'")
+    page.wait_for_function("() => document.getElementById('message').className === 'ok'")
+    # 5. extra records (rows only some families have): filter on their field, accept one by key, reject one
+    extras = [q for q in queue if q["kind"] == "extra_record"]
+    assert len(extras) >= 2
+    page.select_option("#filter-cause", "")
+    page.select_option("#filter-field", extras[0]["field"])
+    _wait_item(page, extras[0]["id"])
+    page.keyboard.press("1")
+    _wait_item(page, extras[1]["id"])
+    page.keyboard.press("r")
+    page.wait_for_function("() => document.getElementById('decided').className === 'on'")
 
     lines = _lines(ds / "decisions.jsonl")
     assert [(d["id"], d["action"]) for d in lines] == [
         (first["id"], "accept"), (queue[1]["id"], "edit"), (queue[2]["id"], "accept"),
-        (f"{draw[0]['doc']}#{draw[0]['path']}", "box")]
+        (f"{draw[0]['doc']}#{draw[0]['path']}", "box"), (extras[0]["id"], "accept"), (extras[1]["id"], "reject")]
+    row_system = next(v for v in extras[0]["votes"] if v["present"])
+    assert lines[4]["system"] == row_system["system"]
     assert lines[0]["candidate"] == 1 and lines[1]["value"] == "PO-REVIEWED" and lines[0]["who"] == "ana"
     assert lines[2]["candidate"] == 0 and lines[2]["box"]["page"] >= 1
     drawn = lines[2]["box"]["box"]
     assert drawn[0] == pytest.approx(0.30, abs=0.01) and drawn[2] == pytest.approx(0.40, abs=0.01)
 
-    # 5. reload: the page resumes at the first undecided item
+    # 6. reload: the page resumes at the first undecided item
     page.goto(url)
     _wait_item(page, queue[3]["id"])
-    assert page.locator("#counter").inner_text().startswith(f"{len(queue) + len(draw) - 4} left of")
+    assert page.locator("#counter").inner_text().startswith(f"{len(queue) + len(draw) - 6} left of")
 
     # nothing was asked of another host, and the browser reported no error (a CSP violation would be one)
     assert requested and all(u.startswith(base + "/") for u in requested), requested
     assert not refused, refused
 
-    # 6. kill the server outright: nothing acknowledged is lost; adjudicate applies the file as written
+    # 7. kill the server outright: nothing acknowledged is lost; adjudicate applies the file as written
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
-    assert len(_lines(ds / "decisions.jsonl")) == 4
+    assert len(_lines(ds / "decisions.jsonl")) == 6
+    rows_before = len(read_bundle(ds / extras[0]["doc"]).gt.expected["lines"])
     with pytest.raises(SystemExit) as e:
         main(["adjudicate", str(ds), "--decisions", str(ds / "decisions.jsonl")])
     assert e.value.code in (0, None)
@@ -242,8 +255,11 @@ def test_review_in_a_browser_then_adjudicate(server, browser):
     b2 = read_bundle(ds / queue[2]["doc"])
     ev = {f.path: f for f in b2.gt.fields}[queue[2]["path"]].readings[0].evidence
     assert len(ev) == 1 and ev[0].verified and list(ev[0].box) == pytest.approx(drawn)
+    rows = read_bundle(ds / extras[0]["doc"]).gt.expected["lines"]
+    assert len(rows) == rows_before + 1 and rows[-1]["line_id"] == row_system["row"]["line_id"]
     left = {q["id"] for q in _lines(ds / "queue.jsonl")}
-    assert not left & {first["id"], queue[1]["id"], queue[2]["id"]} and queue[3]["id"] in left
+    assert not left & {first["id"], queue[1]["id"], queue[2]["id"], extras[0]["id"], extras[1]["id"]}
+    assert queue[3]["id"] in left
     assert len(_lines(ds / "draw.jsonl")) == len(draw) - 1
 
 
@@ -273,7 +289,8 @@ def test_every_cell_and_apply_now(fresh):
         entry = {f.path: f for f in b.gt.fields}[path]
         assert entry.readings[0].value == "Corrected Vendor Ltd" and entry.trust == "human"
         state = json.loads(_request(f"{base}/api/state?token={token}")[1])
-        assert sum(1 for it in state["items"] if it[1] == "cell") == queued - 1 and not any(state["decided"])
+        assert len(_lines(fresh / "queue.jsonl")) == queued - 1 and not any(state["decided"])
+        assert [it[0] for it in state["items"][:queued - 1]] == [q["id"] for q in _lines(fresh / "queue.jsonl")]
     finally:
         proc.terminate()
         proc.wait(timeout=10)

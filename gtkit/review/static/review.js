@@ -15,6 +15,7 @@ const st = {
   item: null,       // the current item's detail
   page: 1,          // the page on screen
   drawn: null,      // the box drawn on the page: {page, box: [x0, y0, x1, y1]}
+  asked: 0,         // how many items were asked for: only the last answer is shown
 };
 
 function url(path, params) {
@@ -96,7 +97,10 @@ async function open(pos) {
   }
   st.pos = (pos + st.shown.length) % st.shown.length;
   const i = st.shown[st.pos];
-  st.item = await getJSON("/api/item/" + i);
+  const asked = ++st.asked;
+  const item = await getJSON("/api/item/" + i);
+  if (asked !== st.asked) return;   // a later move was made while this item was on its way
+  st.item = item;
   st.drawn = null;
   st.page = startPage(st.item);
   render();
