@@ -103,6 +103,12 @@ def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
     assert not (ds / "decisions.jsonl").exists()
     status, answer = post({"item": 0, "action": "accept", "candidate": 1})
     assert status == 200 and json.loads(answer)["line"] == 1
+    # a row of the wrong type is refused after adjudication's session took it in: the session is rebuilt
+    # from the file, and the same extra record can still be accepted
+    extra = next(k for k, q in enumerate(_lines(ds / "queue.jsonl")) if q["kind"] == "extra_record")
+    status, answer = post({"item": extra, "action": "edit", "text": '{"quantity": "many"}'})
+    assert status == 400 and b"quantity" in answer
+    assert post({"item": extra, "action": "accept"})[0] == 200
     assert post({"item": 0, "action": "null"})[0] == 400                         # decided twice
     after_files = _files(ds)   # the server wrote its decisions file and nothing else in the dataset
     assert {k: v for k, v in after_files.items() if k != "decisions.jsonl"} == before_files
@@ -114,7 +120,7 @@ def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
     assert (ds / "decisions.jsonl").read_bytes() == before
 
 
-def test_bad_input_is_one_line_exit_2(tmp_path, dataset, capsys):
+def test_bad_input_is_one_line_exit_2(tmp_path, dataset, fresh, capsys):
     not_consensus = tmp_path / "plain"
     not_consensus.mkdir()
     with pytest.raises(SystemExit) as e:
@@ -133,6 +139,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path, dataset, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "is in use" in err and len(err.splitlines()) == 1
+    # a decisions file that gtkit adjudicate would refuse
+    (fresh / "decisions.jsonl").write_text(json.dumps({"id": "nope#/x", "action": "null", "who": "ana"}) + "\n")
+    with pytest.raises(SystemExit) as e:
+        main(["review", str(fresh), "--port", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "decisions.jsonl: line 1: unknown cell nope#/x" in err and len(err.splitlines()) == 1
 
 
 @pytest.fixture()
