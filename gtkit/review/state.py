@@ -30,6 +30,8 @@ CLIENT_KEYS = ("action", "candidate", "system", "value", "text", "box", "accept_
 
 
 class Review:
+    """One consensus output under review: its items, its decisions file, its documents and page images."""
+
     def __init__(self, dataset: Path, who: str, *, every_cell: bool = False):
         self.dataset = Path(dataset)
         self.who = who
