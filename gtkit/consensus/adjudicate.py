@@ -46,7 +46,7 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
         raise GtkitError(f"not a consensus output ({QUEUE_NAME} is missing)", dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
-    session = _Session(dataset, Path(decisions_path), who, stamp)
+    session = Session(dataset, Path(decisions_path), who, stamp)
     for lineno, d in decisions:
         session.apply(lineno, d)
     session.validate()
@@ -73,7 +73,10 @@ class _Document:
 
 
 @dataclass
-class _Session:
+class Session:
+    """Decisions checked and applied in memory, one at a time, against a consensus dataset (`gtkit review`
+    checks each decision with it before appending the line); `write` replaces the dataset."""
+
     dataset: Path
     decisions_path: Path
     who: str | None
@@ -231,12 +234,12 @@ class _Session:
             doc.fields[pointer] = field_entry(pointer, [{"value": value, "evidence": []}], list(leaf.leniencies), trust)
         return {"row": None}, {"row": clean, "path": prefix}
 
-    def validate(self) -> None:
-        """Every revised document's `expected` against its schema before anything is written: a decision that
-        leaves it invalid (a null where the schema forbids one, a value of the wrong type) is refused, naming
-        the decision's line."""
+    def validate(self, only: str | None = None) -> None:
+        """Every revised document's `expected` (or only document `only`'s) against its schema before anything is
+        written: a decision that leaves it invalid (a null where the schema forbids one, a value of the wrong
+        type) is refused, naming the decision's line."""
         for doc_id, doc in self.docs.items():
-            if not doc.changed:
+            if not doc.changed or (only is not None and doc_id != only):
                 continue
             for pointer, message in validation_errors(doc.bundle.schema, doc.expected):
                 related = [n for path, n in doc.lines.items()
