@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gtkit.check import Problem
+from gtkit.corrections import HUMAN, original_expected
 from gtkit.degrade.fit import keeps_inside
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
@@ -13,7 +14,8 @@ TOLERANCE = 1e-9
 
 def check_degraded(bundle: Bundle) -> list[Problem]:
     """A recorded homography per page; every box the clamped axis-aligned box of its quad; P1 tagged;
-    a parent recorded; and a PDF without a text layer."""
+    a parent recorded; and a PDF without a text layer. A cell a person corrected (trust `human`, see
+    `gtkit.corrections`) is their word: a box they drew on the degraded page has no quad."""
     import pymupdf
 
     gt = bundle.gt
@@ -37,6 +39,8 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
     for i, f in enumerate(bundle.field_dicts()):
+        if f["trust"] == HUMAN:
+            continue
         for r, reading in enumerate(f["readings"]):
             for e, ev in enumerate(reading.get("evidence") or ()):
                 at = f"/fields/{i}/readings/{r}/evidence/{e}"
@@ -51,6 +55,9 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
                     want = np.clip([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], 0.0, 1.0)
                     if np.abs(np.asarray(box) - want).max() > TOLERANCE:
                         problems.append(Problem(g, at + "/box", "is not the axis-aligned box around its quad"))
+    trust = {f["path"]: f["trust"] for f in bundle.field_dicts()}
+    problems += [Problem(g, pointer, message)
+                 for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
     with pymupdf.open(bundle.path / PDF_NAME) as doc:
         for page in doc:
             if page.get_text("words"):
