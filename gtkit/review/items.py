@@ -1,6 +1,7 @@
 """The items a person reviews in a consensus output, read once at start: every queue.jsonl line (a contested
 cell or an extra-record vote), then every draw.jsonl line (an agreed value waiting for its box), and with
-`every_cell` every other cell of every document (to correct any cell).
+`every_cell` every other cell of every document (to correct any cell). In any other dataset or bundle
+(synth, degrade, imported) the items are every cell of every document.
 
 An item keeps its source line as is; what the page shows of it (candidates and their boxes) is read
 from the document's gt.json when the item is opened (`detail`).
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gtkit.consensus.adjudicate import is_consensus_output
 from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
@@ -36,28 +38,22 @@ class Item:
 
 def load_items(dataset: Path, root: Node, folders: dict[str, Path], *, every_cell: bool = False) -> list[Item]:
     """Every queue item, then every box to draw, then (with `every_cell`) every other cell of every document
-    (`folders`: doc id -> bundle folder); a folder without queue.jsonl is not a consensus output."""
-    queue = require_consensus(dataset)
-    items = [Item(q["id"], q["kind"], q["doc"], q["path"], q["field"], q["cause"], q) for _, q in _lines(queue)]
-    for _, x in _lines(dataset / DRAW_NAME, missing_ok=True):
-        items.append(Item(f"{x['doc']}#{x['path']}", "draw", x["doc"], x["path"], field_of(root, x["path"]), None, x))
+    (`folders`: doc id -> bundle folder); in a dataset that is not a consensus output, every cell."""
+    items: list[Item] = []
+    if is_consensus_output(dataset):
+        queue = dataset / QUEUE_NAME
+        items = [Item(q["id"], q["kind"], q["doc"], q["path"], q["field"], q["cause"], q) for _, q in _lines(queue)]
+        for _, x in _lines(dataset / DRAW_NAME, missing_ok=True):
+            items.append(Item(f"{x['doc']}#{x['path']}", "draw", x["doc"], x["path"], field_of(root, x["path"]),
+                              None, x))
     if every_cell:
         seen = {it.id for it in items}
         for doc, folder in folders.items():
             for f in read_bundle(folder).field_dicts():
                 if f"{doc}#{f['path']}" not in seen:
                     items.append(Item(f"{doc}#{f['path']}", "truth", doc, f["path"], field_of(root, f["path"]), None,
-                                      {"doc": doc, "path": f["path"]}))
+                                      {"doc": doc, "path": f["path"], "tier": None}))
     return items
-
-
-def require_consensus(dataset: Path) -> Path:
-    """The queue of a consensus output; any other folder is refused."""
-    queue = dataset / QUEUE_NAME
-    if not queue.is_file():
-        raise GtkitError(f"not a consensus output ({QUEUE_NAME} is missing): gtkit review settles the queue "
-                         "that gtkit consensus writes", dataset)
-    return queue
 
 
 def _lines(path: Path, missing_ok: bool = False) -> list[tuple[int, dict[str, Any]]]:

@@ -1,4 +1,5 @@
-"""The review of one consensus output: its items, the decisions so far, and turning a click into a decision line.
+"""The review of one consensus output, or of any dataset or bundle (every cell, to confirm or correct): its
+items, the decisions so far, and turning a click into a decision line.
 
 Everything a request needs is read once at start (the queue, the drawing list, the dataset index,
 the decisions file) or once per document and kept (a few bundles, the page images), so a long queue
@@ -14,13 +15,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.adjudicate import node_at
+from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, node_at, require_reviewable
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
-from gtkit.format import read_bundle, read_index
+from gtkit.format import INDEX_NAME, is_dataset, read_bundle
 from gtkit.format.bundle import safe_child
 from gtkit.review.detail import DocView, detail
-from gtkit.review.items import Item, load_items, require_consensus
+from gtkit.review.items import Item, load_items
 from gtkit.review.pages import PageImages
 from gtkit.review.store import DecisionFile
 from gtkit.schema import compile_schema
@@ -30,13 +31,15 @@ CLIENT_KEYS = ("action", "candidate", "system", "value", "text", "box", "accept_
 
 
 class Review:
-    """One consensus output under review: its items, its decisions file, its documents and page images."""
+    """One consensus output (or any dataset or bundle) under review: its items, its decisions file, its
+    documents and page images."""
 
     def __init__(self, dataset: Path, who: str, *, every_cell: bool = False):
         self.dataset = Path(dataset)
         self.who = who
-        self.every_cell = every_cell
-        require_consensus(self.dataset)
+        require_reviewable(self.dataset)
+        self.consensus = is_consensus_output(self.dataset)
+        self.every_cell = every_cell or not self.consensus   # any other dataset: every cell is an item
         self.images = PageImages()
         self._lock = threading.Lock()
         self._read()
@@ -44,8 +47,9 @@ class Review:
 
     def _read(self) -> None:
         """The dataset's documents, schema and items (again after the dataset was replaced by "apply now")."""
-        entries = read_index(self.dataset)
-        self.folders = {e.doc_id: safe_child(self.dataset, e.path, where=self.dataset) for e in entries}
+        entries = list(bundle_entries(self.dataset).values())
+        self.folders = {e.doc_id: safe_child(self.dataset, e.path, where=self.dataset / INDEX_NAME)
+                        if is_dataset(self.dataset) else self.dataset for e in entries}
         schema = read_json(self.folders[entries[0].doc_id] / "schema.json") if entries else {}
         self.root = compile_schema(schema)
         self.items = load_items(self.dataset, self.root, self.folders, every_cell=self.every_cell)
@@ -62,7 +66,17 @@ class Review:
         """The list the page keeps: every item's summary and whether it is decided."""
         decided = self.decisions.decided
         return {"items": [it.summary() for it in self.items], "decided": [it.id in decided for it in self.items],
+                "outcomes": [self.outcome(it.id) for it in self.items], "mode": "consensus" if self.consensus else "any",
                 "who": self.who, "file": str(self.decisions.path)}
+
+    def outcome(self, cell_id: str) -> str | None:
+        """How a cell was decided: `confirmed` (accepted as it is, no box), `corrected`, or None (not yet)."""
+        d = self.decisions.line_of(cell_id)
+        if not d:
+            return None
+        plain = d.get("action") == "accept" and not d.get("candidate") and "system" not in d \
+            and d.get("box") is None and d.get("evidence") is None
+        return "confirmed" if plain else "corrected"
 
     def view(self, doc: str) -> DocView:
         """A document's bundle as the page needs it (the last few kept)."""
@@ -109,7 +123,8 @@ class Review:
         line["who"] = self.who
         line["when"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         n = self.decisions.append(line)
-        return {"line": n, "left": len(self.items) - sum(1 for x in self.items if x.id in self.decisions.decided)}
+        return {"line": n, "left": len(self.items) - sum(1 for x in self.items if x.id in self.decisions.decided),
+                "outcome": self.outcome(it.id)}
 
     def typed_value(self, it: Item, text: Any) -> Any:
         """A value typed as text, read as the field's JSON type: a record (JSON) for an extra record, a number

@@ -10,6 +10,8 @@ const KIND_LABELS = {cell: "contested cell", extra_record: "extra record", draw:
 const st = {
   items: [],        // [id, kind, doc, field, cause] per item, in queue order
   decided: [],      // whether each item is decided
+  outcomes: [],     // how each item was decided: "confirmed", "corrected" or null
+  mode: "consensus", // "any": a dataset that is not a consensus output, every cell an item
   shown: [],        // indexes of the items the filter keeps
   pos: 0,           // position of the current item in `shown`
   item: null,       // the current item's detail
@@ -81,7 +83,10 @@ function firstUndecided(from) {
 function counter() {
   const left = st.decided.filter((d) => !d).length;
   const leftShown = st.shown.filter((i) => !st.decided[i]).length;
-  $("counter").textContent = `${left} left of ${st.items.length}` +
+  const done = st.mode === "any"
+    ? `${st.outcomes.filter((o) => o === "corrected").length} corrected, ` +
+      `${st.outcomes.filter((o) => o === "confirmed").length} confirmed, ` : "";
+  $("counter").textContent = done + `${left} left of ${st.items.length}` +
     (st.shown.length !== st.items.length ? ` (this filter: ${leftShown} left of ${st.shown.length})` : "");
   $("position").textContent = st.shown.length ? `item ${st.pos + 1} of ${st.shown.length}` : "no item";
 }
@@ -283,6 +288,7 @@ async function decide(body) {
   const answer = await r.json().catch(() => ({error: r.statusText}));
   if (!r.ok) { say(answer.error || r.statusText, "error"); return; }
   st.decided[d.i] = true;
+  st.outcomes[d.i] = answer.outcome;
   if (document.activeElement) document.activeElement.blur();   // keys act on the next item at once
   say(`saved: ${d.id} ${body.action} (decisions.jsonl line ${answer.line}); ${answer.left} left`, "ok");
   await open(firstUndecided(st.pos));
@@ -304,6 +310,7 @@ function acceptCandidate(k) {
 function acceptBox() {
   const d = st.item;
   if (!d || d.kind === "extra_record") return;
+  if (st.mode === "any" && !st.drawn) { acceptCandidate(0); return; }   // a: confirm the cell as it is
   if (d.kind === "cell" && !d.decided && d.trust === "pending") {
     say("settle the value first: accept a candidate (1-9) or edit it; a drawn box goes with it", "error");
     return;
@@ -367,6 +374,13 @@ document.addEventListener("keydown", (ev) => {
     const s = await getJSON("/api/state");
     st.items = s.items;
     st.decided = s.decided;
+    st.outcomes = s.outcomes;
+    st.mode = s.mode;
+    if (st.mode === "any") {
+      $("accept-box").textContent = "confirm, or the drawn box (a)";
+      $("reject").hidden = true;
+      KIND_LABELS.truth = "cell";
+    }
     fillFilter($("filter-field"), [...new Set(s.items.map((it) => it[3]))].sort());
     fillFilter($("filter-cause"), [...new Set(s.items.map((it) => it[4] || it[1]))].sort(),
       (c) => KIND_LABELS[c] || c);
