@@ -232,3 +232,23 @@ def test_review_a_synth_bundle_in_a_browser_then_adjudicate_and_check(made, tmp_
     assert after["/creditors/0/city"].readings[0].value is None
     assert read_bundle(bundle).gt.expected["debtor_name"] == "EDITED DEBTOR INC."
     assert _problems(bundle) == []
+
+
+def test_original_expected_undoes_human_corrections_latest_first():
+    from gtkit.corrections import correction_record, original_expected
+
+    expected = {"a": "third", "rows": [{"b": 2}], "c": "kept"}
+    records = [correction_record("/a", "edit", "ana", None, None, "first", "second"),
+               correction_record("/a", "edit", "bo", None, None, "second", "third"),
+               correction_record("/rows/0/d", "null", "ana", None, None, "gone", None),   # a key left out
+               correction_record("/c", "accept", "ana", None, None, "kept", "kept")]      # a confirmation
+    trust = {"/a": "human", "/rows/0/b": "constructed", "/rows/0/d": "human", "/c": "constructed"}
+    original, problems = original_expected(expected, {"corrections": records}, trust)
+    assert problems == [] and original == {"a": "first", "rows": [{"b": 2, "d": "gone"}], "c": "kept"}
+    assert expected == {"a": "third", "rows": [{"b": 2}], "c": "kept"}                      # the input is untouched
+    bad = [correction_record("/rows/0/b", "edit", "x", None, None, 1, 2), {"path": "/a"},
+           correction_record("/zz", "edit", "x", None, None, 1, 2)]
+    _, problems = original_expected(expected, {"corrections": bad}, trust)
+    assert [p for p, _ in problems] == ["/provenance/parameters/corrections/2/path", "/provenance/parameters/corrections/1",
+                                        "/provenance/parameters/corrections/0"]
+    assert original_expected(expected, {"corrections": "x"}, trust)[1][0][0] == "/provenance/parameters/corrections"
