@@ -1,4 +1,5 @@
-"""`gtkit review`: settle a consensus output's queue (and draw its missing boxes) in a local browser page.
+"""`gtkit review`: settle a consensus output's queue (and draw its missing boxes), or confirm and correct every
+cell of any other dataset or bundle, in a local browser page.
 
 items: what is reviewed (queue.jsonl, draw.jsonl); detail: one item as the page shows it; store: the
 decisions file, appended and fsynced, each line checked by adjudication's own code; pages: page

@@ -31,8 +31,8 @@ def bind(port: int) -> socket.socket:
 
 def serve(dataset: Path, *, port: int = 8765, who: str | None = None, every_cell: bool = False,
           announce: Callable[[str], None] = print) -> None:
-    """Serve the review of a consensus output (with `every_cell`, every cell of it) until interrupted;
-    `announce` gets the URL to open."""
+    """Serve the review of a consensus output (with `every_cell`, every cell of it), or of every cell of any other
+    dataset or bundle, until interrupted; `announce` gets the URL to open."""
     import uvicorn
 
     from gtkit.review.app import create_app
