@@ -46,7 +46,8 @@ from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entr
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 
-def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False) -> tuple[int, int]:
+def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None,
+               now: bool = False) -> tuple[int, int | None]:
     """Apply every decision; returns (decisions applied, items left in the queue, or None for a dataset that is
     not a consensus output)."""
     dataset = Path(dataset)

@@ -81,7 +81,7 @@ class DecisionFile:
             raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
                                  "written: restart gtkit review to read it again", self.path)
 
-    def apply(self) -> tuple[int, int]:
+    def apply(self) -> tuple[int, int | None]:
         """`gtkit adjudicate` with this file (the dataset replaced as a whole), then the file emptied: its
         decisions are in the dataset and in audit.jsonl. (decisions applied, items left in the queue)"""
         with self.lock:
