@@ -1,4 +1,4 @@
-"""decisions.jsonl: a person's decisions on a consensus dataset (or corrections of any other), one typed model per action.
+"""decisions.jsonl: a person's decisions on a consensus dataset (or corrections of any other), one model per action.
 
 Every line names a cell by `id` (`<doc>#<JSON Pointer>`, as in queue.jsonl) or by `doc` and `path`,
 and carries `action`; the other keys depend on the action:

@@ -66,7 +66,8 @@ class Review:
         """The list the page keeps: every item's summary and whether it is decided."""
         decided = self.decisions.decided
         return {"items": [it.summary() for it in self.items], "decided": [it.id in decided for it in self.items],
-                "outcomes": [self.outcome(it.id) for it in self.items], "mode": "consensus" if self.consensus else "any",
+                "outcomes": [self.outcome(it.id) for it in self.items],
+                "mode": "consensus" if self.consensus else "any",
                 "who": self.who, "file": str(self.decisions.path)}
 
     def outcome(self, cell_id: str) -> str | None:

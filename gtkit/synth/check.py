@@ -49,7 +49,8 @@ def _compare(bundle: Bundle, fields: list[dict], g: str, problems: list[Problem]
     return problems
 
 
-def _check_template_bundle(bundle: Bundle, expected, family, g: str, pdf_file: str) -> list[Problem]:  # type: ignore[no-untyped-def]
+def _check_template_bundle(bundle: Bundle, expected, family,  # type: ignore[no-untyped-def]
+                           g: str, pdf_file: str) -> list[Problem]:
     """Renderer template: render the family's template again for the bundle's (uncorrected) expected (where
     each value element is), read the bundle's PDF there (words, checkbox ink), and compare with gt.json."""
     from gtkit.synth.template import locate_template, render_template
