@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import Any
+
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
@@ -30,13 +32,14 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
+from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
-from gtkit.fileio import canonical_sha256, read_json, sha256_file
+from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
 from gtkit.normalize import value_key
 from gtkit.pdf import open_pdf
-from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, validation_errors
+from gtkit.schema import check_schema, compile_schema, fast_validation_errors, iter_leaves, resolve_pointer
 from gtkit.workers import Pool, pool_for
 
 
@@ -52,8 +55,8 @@ class Problem:
 
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
-"""A pipeline's check gets the bundle with its field entries as validated, parsed JSON in `raw_fields`
-(`gt.fields` is empty: a long document's entries are never all built as models)."""
+"""A pipeline's check gets the bundle with its field entries validated, read through `bundle.field_entries()`
+(records decoded by `gtkit.format.decode`, or models where that reader declined the file; `gt.fields` is empty)."""
 
 PIPELINE_CHECKS: dict[str, str] = {
     "synth": "gtkit.synth.check:check_synth_bundle",
@@ -75,7 +78,26 @@ def pipeline_check(pipeline: str) -> PipelineCheck | None:
 MAX_FIELD_PROBLEMS = 200
 
 
-def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Problem]]:
+def _read_truth(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Problem]]:
+    """(envelope without fields, field entries, problems). One pass where it can: the fast decoder
+    (`gtkit.format.decode`) decodes and validates the field entries into records, never laxer than the
+    format models; a file it declines is read the careful way (`_parse_gt`), every complaint reported."""
+    try:
+        raw = read_json_bytes(gt_path)
+    except GtkitError as e:
+        return None, [], [Problem(str(gt_path), "", e.message)]
+    decoded = decode_ground_truth(raw)
+    del raw
+    if decoded is None:
+        return _parse_gt(gt_path)
+    envelope, records = decoded
+    try:
+        return GroundTruth.model_validate(envelope), records, []
+    except ValidationError as e:
+        return None, [], [Problem(str(gt_path), pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
+
+
+def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Problem]]:
     """(envelope without fields, field entries as parsed JSON, problems). Entries are validated by the
     format models in chunks, every complaint reported, and never all kept as models at once."""
     f = str(gt_path)
@@ -107,36 +129,49 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
 def content_problems(bundle: Bundle) -> list[Problem]:
     """What a read bundle's truth says wrongly, whatever made it: `expected` against the schema, one field entry
     per leaf, first readings equal to `expected`, evidence pages in range, word boxes well formed. (The
-    bundle's field entries are its validated `raw_fields`, or its models'.)"""
+    bundle's field entries are read through `Bundle.field_entries`.)"""
     gt, g = bundle.gt, str(bundle.path / GT_NAME)
-    fields = bundle.field_dicts()
+    entries = bundle.field_entries()
     problems: list[Problem] = []
-    for pointer, message in validation_errors(bundle.schema, gt.expected):
+    for pointer, message in fast_validation_errors(bundle.schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
     leaves = {p: v for p, _, v in iter_leaves(compile_schema(bundle.schema), gt.expected)}
-    counts = Counter(f["path"] for f in fields)
-    for i, entry in enumerate(fields):
-        where, path_ = f"/fields/{i}", entry["path"]
+    counts = Counter(entry.path for entry in entries)
+    n_pages = gt.document.pages
+    for i, entry in enumerate(entries):
+        path_ = entry.path
         if counts[path_] > 1:
-            problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
+            problems.append(Problem(g, f"/fields/{i}", f"{path_} has {counts[path_]} field entries"))
+        readings = entry.readings
         if path_ not in leaves:
-            problems.append(Problem(g, where, f"{path_} is not a leaf of expected"))
-        elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
-            problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
-        for r, reading in enumerate(entry["readings"]):
-            for e, ev in enumerate(reading.get("evidence") or ()):
-                at = f"{where}/readings/{r}/evidence/{e}"
-                if ev["page"] > gt.document.pages:
-                    problems.append(Problem(g, at + "/page", f"page {ev['page']} of a {gt.document.pages}-page document"))
-                for w, word in enumerate(ev.get("words") or ()):
+            problems.append(Problem(g, f"/fields/{i}", f"{path_} is not a leaf of expected"))
+        elif not _same_value(readings[0].value, leaves[path_]):
+            problems.append(Problem(g, f"/fields/{i}", f"first reading differs from expected at {path_}"))
+        for r, reading in enumerate(readings):
+            for e, ev in enumerate(reading.evidence):
+                if ev.page > n_pages:
+                    problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/page",
+                                            f"page {ev.page} of a {n_pages}-page document"))
+                for w, word in enumerate(ev.words or ()):
                     if not (word[0] < word[2] and word[1] < word[3]):
-                        problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
+                        problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
+                                                "word box needs x0 < x1 and y0 < y1"))
     for pointer in leaves:
         if pointer not in counts:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
 
     return problems
+
+
+_PLAIN = (str, int, float, type(None))
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """`value_key(a) == value_key(b)`, without building the keys for two equal scalars of one type."""
+    if a.__class__ is b.__class__ and a.__class__ in _PLAIN and a == b:
+        return True
+    return value_key(a) == value_key(b)
 
 
 def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
@@ -149,7 +184,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
             problems.append(Problem(str(f), "", "missing"))
     if problems:
         return problems
-    gt, fields, problems = _parse_gt(gt_file)
+    gt, fields, problems = _read_truth(gt_file)
     if gt is None:
         return problems
     g = str(gt_file)
@@ -171,12 +206,18 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
     except GtkitError as e:
         return [*problems, Problem(str(pdf_file), "", e.message)]
 
-    problems.extend(content_problems(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
+    bundle = Bundle(path=path, gt=gt, schema=schema, **_entries_as(fields))
+    problems.extend(content_problems(bundle))
 
     check = pipeline_check(gt.provenance.pipeline)
     if check is not None and not problems:
-        problems.extend(check(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
+        problems.extend(check(bundle))
     return problems
+
+
+def _entries_as(fields: list[Any]) -> dict[str, Any]:
+    """How a `Bundle` holds the field entries `_read_truth` gave: decoded records, or validated parsed JSON."""
+    return {"records": fields} if all(isinstance(f, FieldRecord) for f in fields[:1]) else {"raw_fields": fields}
 
 
 def _check_one(where: tuple[str | None, Path]) -> list[Problem]:

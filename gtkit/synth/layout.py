@@ -536,24 +536,22 @@ def _columns(family: Family, records: list[dict[str, Any]], fonts: dict[str, str
 _NOTHING = object()
 
 
-def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
+def _table_header(family: Family, fonts: dict[str, str], body_box):
+    """A table's column edges (points) and its column header block, the same on every page (drawn as chrome):
+    (edges, header runs, header items, header bottom)."""
     spec = family.layout.table
     assert spec is not None  # the family's renderer section (Layout checks it is there)
-    font, size, leading, row_gap, pad_x = fonts[spec.font], spec.size, spec.leading, spec.row_gap, spec.pad
+    pad_x = spec.pad
     hfont, hsize, hleading = fonts[spec.header_font], spec.header_size, spec.header_leading
     header_top = body_box[1] if spec.header_top is None else spec.header_top
-    x0, top, x1, bottom = body_box
+    x0, top, x1, _ = body_box
     cols = spec.columns
     scale = (x1 - x0) / sum(c.width for c in cols)
     edges = [x0]
     for c in cols:
         edges.append(edges[-1] + c.width * scale)
-    wrapper = _Wrapper(font, size)
     hwrapper = _Wrapper(hfont, hsize)
-    pad = (leading - size) / 2 + ASCENT * size
     hpad = (hleading - hsize) / 2 + ASCENT * hsize
-
-    # the column header block, the same on every page (drawn as chrome)
     header_runs: list[Run] = []
     header_items: list[tuple[str, tuple[float, float, float, float]]] = []
     header_lines = 0
@@ -570,6 +568,18 @@ def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str],
     header_bottom = header_top + header_lines * hleading
     if header_bottom > top:
         raise GtkitError(f"the column header ends at {header_bottom:.0f} pt, below the body top {top:.0f} pt")
+    return edges, header_runs, header_items, header_bottom
+
+
+def _table(family: Family, records: list[dict[str, Any]], fonts: dict[str, str], body_box):
+    spec = family.layout.table
+    assert spec is not None  # the family's renderer section (Layout checks it is there)
+    font, size, leading, row_gap, pad_x = fonts[spec.font], spec.size, spec.leading, spec.row_gap, spec.pad
+    x0, top, x1, bottom = body_box
+    cols = spec.columns
+    edges, header_runs, header_items, header_bottom = _table_header(family, fonts, body_box)
+    wrapper = _Wrapper(font, size)
+    pad = (leading - size) / 2 + ASCENT * size
 
     def new_page(first: int) -> PagePlan:
         pp = PagePlan(first_item=first)
@@ -631,3 +641,41 @@ def chrome_and_header(pp: PagePlan, page: int) -> tuple[list[Run], list[Item]]:
     runs = pp.chrome_runs + pp.header_runs
     items = pp.chrome_items + [Item(None, text, None, region, page) for text, region in pp.header_items]
     return runs, items
+
+
+def page_chrome(family: Family, expected: dict[str, Any], pages: int) -> list[list[Item]]:
+    """The chrome items of every page of a `pages`-page document (running lines, then a table's column header),
+    as `plan_document` lays them out, without laying out the records."""
+    fonts = _fonts(family.layout)
+    content, body_box = _geometry(family)
+    context = {k: v for k, v in expected.items() if k != family.records_field}
+    header = _table_header(family, fonts, body_box)[2] if family.renderer == "table" else []
+    out = []
+    for p in range(pages):
+        pp = PagePlan(header_items=header)
+        _chrome(family, context, fonts, p, pages, content, pp)
+        out.append(chrome_and_header(pp, p)[1])
+    return out
+
+
+def body_columns(family: Family) -> tuple[list[tuple[float, float]], tuple[float, float, float, float]]:
+    """The body's columns as (left, right) in points, and the body box: a table's columns, in the order of
+    `[table] columns`, or the columns records are packed into (renderer `columns`)."""
+    content, body_box = _geometry(family)
+    x0, _, x1, _ = body_box
+    if family.renderer == "table":
+        edges = _table_header(family, _fonts(family.layout), body_box)[0]
+        return list(zip(edges[:-1], edges[1:])), body_box
+    spec = family.layout.columns
+    assert spec is not None
+    col_w = (x1 - x0 - spec.gutter * (spec.count - 1)) / spec.count
+    return [(x0 + c * (col_w + spec.gutter), x0 + c * (col_w + spec.gutter) + col_w) for c in range(spec.count)], body_box
+
+
+def drawing_order(family: Family) -> list[str]:
+    """A record's fields in the order they are drawn: a table's columns, or a columns block's lines."""
+    if family.renderer == "table":
+        assert family.layout.table is not None
+        return [c.field for c in family.layout.table.columns]
+    assert family.layout.columns is not None
+    return [name for line in family.layout.columns.lines for name in line]

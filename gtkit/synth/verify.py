@@ -1,0 +1,224 @@
+"""Verify a synth bundle's evidence straight against its PDF's words, without laying the document out again.
+
+The synth check of a family that never splits a record (`allow_split = false`). The read-back
+(`readback.locate`) takes from a plan only the text and order of what each page must show and the region
+each word must stay inside; here they come from elsewhere, at a small part of the cost of a layout:
+
+- the values' texts and order: each record's non-null fields as the family prints them (`Family.display`),
+  in drawing order (`layout.drawing_order`), records in order;
+- each page's chrome (running lines, a table's column header): laid out alone for the PDF's page count
+  (`layout.page_chrome`);
+- a value's region: its table column (renderer `table`) or its record's column (renderer `columns`: the
+  column its first word starts in), from the body's top to its bottom. The plan's row (or block) of a record
+  is not known here; instead the records of a page must follow one another down the page (down each
+  column, columns left to right), each beginning below the end of the one before, less twice the clipping
+  tolerance (the most two rows' words may overshoot): a word drawn in another record's row is caught.
+
+Where a page ends is read from the PDF: its words are its chrome, then values in order until they run
+out. The walk is the read-back's: every word claimed by exactly one item, spelling its text; a record on
+one page; nothing clipped or overlapping; every font embedded. Each value's word count is taken from its
+recorded evidence, and the evidence is compared with what the PDF shows where the value is found, so no
+evidence entry is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pymupdf
+
+from gtkit.check import Problem
+from gtkit.errors import GtkitError
+from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.schema import compile_schema, escape_token, iter_leaves
+from gtkit.synth.family import Family
+from gtkit.synth.layout import Item, _geometry, _leaf_text, body_columns, drawing_order, page_chrome
+from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, not_found, page_words, spelled_end
+
+MAX_EVIDENCE_PROBLEMS = 50
+
+Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
+"""Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
+
+
+def _values(family: Family, records: list[dict[str, Any]]) -> Iterator[tuple[str, int, str, str]]:
+    """(pointer, record, field, printed text) of every non-null record value, in drawing order."""
+    head = "/" + escape_token(family.records_field)
+    names = [(name, escape_token(name)) for name in drawing_order(family)]
+    for r, rec in enumerate(records):
+        for name, token in names:
+            text = _leaf_text(family, name, rec.get(name))
+            if text is not None:
+                yield f"{head}/{r}/{token}", r, name, text
+
+
+def _found(p: int, texts: list[str], norm: list[tuple[float, ...]], k: int, end: int) -> Found:
+    if end == k + 1:
+        return p + 1, norm[k:end], norm[k], texts[k]
+    wl = norm[k:end]
+    box = (min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl))
+    return p + 1, wl, box, " ".join(texts[k:end])
+
+
+def _matches(evidence: list[Any], found: list[Found]) -> bool:
+    """Whether recorded evidence entries are exactly the places found (verified, no quad)."""
+    if len(evidence) != len(found):
+        return False
+    for ev, (page, words, box, quote) in zip(evidence, found):
+        if not (ev.page == page and ev.quote == quote and ev.verified is True and ev.quad is None
+                and ev.words == words and ev.box == box):
+            return False
+    return True
+
+
+def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
+    """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
+    g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
+    expected = bundle.gt.expected
+    entries = bundle.field_entries()
+    index = {e.path: i for i, e in enumerate(entries)}
+    records = expected.get(family.records_field) or []
+    columns, (_, body_top, _, body_bottom) = body_columns(family)
+    table = family.renderer == "table"
+    column_of = {name: c for c, name in enumerate(drawing_order(family))}
+    starts_x = np.array([left for left, _ in columns])
+    content = _geometry(family)[0]
+
+    problems: list[SynthProblem] = []
+    evidence_problems: list[Problem] = []
+    chrome_found: dict[str, list[Found]] = {}
+    fonts_seen: set[tuple[str, str]] = set()
+    try:
+        values = list(_values(family, records))
+        with pymupdf.open(bundle.pdf_path) as doc:
+            n_pages = doc.page_count
+            chrome = page_chrome(family, expected, n_pages)
+            cursor, n_values = 0, len(values)
+            record_page: dict[int, int] = {}
+            for p in range(n_pages):
+                page = page_words(doc, p)
+                fonts_seen.update(page.fonts)
+                pw, ph = page.size
+                texts, coords, n = page.texts, page.coords, len(page.texts)
+                norm = list(map(tuple, np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()))
+                page_items: list[Item] = []
+                starts: list[int] = []
+                k = 0
+                failed = False
+                for item in chrome[p]:
+                    end = spelled_end(texts, k, item.chars)
+                    if end is None:
+                        problems.append(not_found(p, texts, k, item))
+                        failed = True
+                        break
+                    page_items.append(item)
+                    starts.append(k)
+                    if item.pointer is not None:
+                        chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
+                    k = end
+                body_start, region, last_record = k, None, -1
+                while k < n and not failed:
+                    if cursor == n_values:
+                        problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} "
+                                                         "where no more values were expected"))
+                        failed = True
+                        break
+                    pointer, r, name, text = values[cursor]
+                    if table:
+                        left, right = columns[column_of[name]]
+                    elif r != last_record:  # a columns block: the column its first word starts in
+                        c = max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)
+                        left, right = columns[c]
+                    last_record = r
+                    item = Item(pointer, text, r, (left, body_top, right, body_bottom), p)
+                    i = index.get(pointer)
+                    evidence = entries[i].readings[0].evidence if i is not None else []
+                    m = len(evidence[0].words or ()) if len(evidence) == 1 else 0
+                    if m and k + m <= n and (texts[k] if m == 1 else "".join(texts[k:k + m])) == item.chars:
+                        end = k + m
+                    else:
+                        end = spelled_end(texts, k, item.chars)
+                        if end is None:
+                            problems.append(not_found(p, texts, k, item))
+                            failed = True
+                            break
+                    page_items.append(item)
+                    starts.append(k)
+                    cursor += 1
+                    seen = record_page.setdefault(r, p)
+                    if seen != p:
+                        problems.append(SynthProblem(pointer, f"record {r} is split across pages {seen + 1} and {p + 1}"))
+                    if i is not None and not _matches(evidence, [_found(p, texts, norm, k, end)]) \
+                            and len(evidence_problems) < MAX_EVIDENCE_PROBLEMS:
+                        evidence_problems.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what "
+                                                         f"the PDF shows ({len(evidence)} recorded, 1 found)"))
+                    k = end
+                if failed:
+                    break
+                problems.extend(drawing_problems(p, texts, coords, page_items, starts, content))
+                problems.extend(_row_order(p, coords, page_items, starts, body_start, n, by_column=not table))
+    except GtkitError as e:
+        return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
+
+    if not problems and cursor < n_values:
+        pointer, r, name, text = values[cursor]
+        problems.append(SynthProblem(pointer, f"{n_values - cursor} values never found in the PDF, the first "
+                                              f"{describe(Item(pointer, text, r, (0, 0, 0, 0), -1))}"))
+    for font, ext in sorted(fonts_seen):
+        if ext in ("n/a", ""):
+            problems.append(SynthProblem("", f"font {font!r} is not embedded"))
+    out = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in problems]
+    if out:
+        return out
+    out += _unprinted(bundle, family, {v[0] for v in values} | set(chrome_found), pdf_file)
+    for pointer, found in chrome_found.items():  # document-level values printed in the chrome, once a page
+        i = index.get(pointer)
+        if i is not None and not _matches(entries[i].readings[0].evidence, found):
+            out.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what the PDF shows "
+                                                  f"({len(entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
+    return out + evidence_problems
+
+
+def _unprinted(bundle: Bundle, family: Family, printed: set[str], pdf_file: str) -> list[Problem]:
+    """A non-null leaf of expected that no page shows (a field the layout does not draw)."""
+    out = []
+    for pointer, _, value in iter_leaves(compile_schema(bundle.schema), {k: v for k, v in bundle.gt.expected.items()
+                                                                          if k != family.records_field}):
+        if value is not None and pointer not in printed:
+            out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
+    hidden = [name for name in family.record_schema.get("properties", {}) if name not in set(drawing_order(family))]
+    head = "/" + escape_token(family.records_field)
+    for r, rec in enumerate(bundle.gt.expected.get(family.records_field) or [] if hidden else []):
+        for name in hidden:
+            value = rec.get(name) if isinstance(rec, dict) else None
+            if value is not None:
+                pointer = f"{head}/{r}/{escape_token(name)}"
+                out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
+    return out
+
+
+def _row_order(p: int, coords: np.ndarray, page_items: list[Item], starts: list[int], body_start: int, n: int,
+               *, by_column: bool) -> list[SynthProblem]:
+    """The records of page `p` one below the other (down each column, columns left to right, when
+    `by_column`): each record's words begin below where the previous record's end, less 2 x TOL."""
+    first = [j for j, it in enumerate(page_items) if it.record is not None and
+             (j == 0 or page_items[j - 1].record != it.record)]
+    if len(first) < 2:
+        return []
+    word_starts = np.array([starts[j] for j in first])
+    ys = coords[body_start:n]
+    top = np.minimum.reduceat(ys[:, 1], word_starts - body_start)
+    bottom = np.maximum.reduceat(ys[:, 3], word_starts - body_start)
+    left = np.array([page_items[j].region[0] for j in first])
+    same_column = left[1:] == left[:-1] if by_column else np.ones(len(first) - 1, dtype=bool)
+    backwards = left[1:] < left[:-1] if by_column else np.zeros(len(first) - 1, dtype=bool)
+    bad = backwards | (same_column & (top[1:] < bottom[:-1] - 2 * TOL))
+    out = []
+    for j in np.nonzero(bad)[0][:20]:
+        a, b = page_items[first[j]], page_items[first[j + 1]]
+        out.append(SynthProblem(b.pointer or "", f"page {p + 1}: record {b.record} is drawn over or above record "
+                                                 f"{a.record} (its words begin at y {top[j + 1]:.1f}, record "
+                                                 f"{a.record}'s end at {bottom[j]:.1f})"))
+    return out
