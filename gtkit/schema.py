@@ -213,6 +213,36 @@ def iter_leaves(node: Node, value: Any, prefix: str = "") -> Iterator[tuple[str,
         yield prefix, node, value
 
 
+def leaf_values(node: Node, value: Any) -> dict[str, Any]:
+    """{pointer: value} of every leaf `iter_leaves` yields, built faster: an array of records whose sub-fields
+    are all leaves (the long part of a long document) is walked in one loop."""
+    out: dict[str, Any] = {}
+    _collect_leaves(node, value, "", out)
+    return out
+
+
+def _collect_leaves(node: Node, value: Any, prefix: str, out: dict[str, Any]) -> None:
+    if node.kind == "object" and node.props:
+        obj = value if isinstance(value, dict) else {}
+        for name, sub in node.props.items():
+            _collect_leaves(sub, obj.get(name), join_pointer(prefix, name), out)
+    elif node.kind == "records" and isinstance(value, list) and node.item is not None \
+            and node.item.kind == "object" and node.item.props \
+            and all(sub.kind in ("scalar", "scalar_list") for sub in node.item.props.values()):
+        tokens = [(name, escape_token(name)) for name in node.item.props]
+        for i, record in enumerate(value):
+            base = f"{prefix}/{i}/"
+            get = record.get if isinstance(record, dict) else {}.get
+            for name, token in tokens:
+                out[base + token] = get(name)
+    elif node.kind == "records" and isinstance(value, list) and node.item is not None:
+        for i, record in enumerate(value):
+            _collect_leaves(node.item, record, join_pointer(prefix, i), out)
+    else:
+        for pointer, _, v in iter_leaves(node, value, prefix):
+            out[pointer] = v
+
+
 def guess_node(value: Any) -> Node:
     """A node for a value the schema does not describe, by its shape."""
     if isinstance(value, dict):

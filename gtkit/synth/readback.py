@@ -229,7 +229,8 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
             k = end
         if failed:
             break
-        problems.extend(drawing_problems(p, texts, coords, page_items, starts, plan.content))
+        problems.extend(drawing_problems(p, texts, coords, [it.region for it in page_items], starts, plan.content,
+                                         page_items.__getitem__))
         if on_page is not None:
             on_page(p)
 
@@ -264,19 +265,20 @@ def not_found(p: int, texts: list[str], k: int, item: Item) -> SynthProblem:
     return SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}")
 
 
-def drawing_problems(p: int, texts: list[str], coords: np.ndarray, page_items: list[Item], starts: list[int],
-                     content: tuple[float, float, float, float]) -> list[SynthProblem]:
-    """What is wrong with how page `p` (0-based) is drawn, its words (texts, boxes in points) owned by
-    `page_items` from `starts` on: a word outside its item's region or the page margins (`content`) is
-    clipped; two words must not overlap."""
+def drawing_problems(p: int, texts: list[str], coords: np.ndarray, regions: list[tuple[float, float, float, float]],
+                     starts: list[int], content: tuple[float, float, float, float],
+                     item_at: Callable[[int], Item]) -> list[SynthProblem]:
+    """What is wrong with how page `p` (0-based) is drawn, its words (texts, boxes in points) owned by items
+    of `regions` from `starts` on (`item_at(j)`: the j-th item, to name it): a word outside its item's region
+    or the page margins (`content`) is clipped; two words must not overlap."""
     problems: list[SynthProblem] = []
     n = len(texts)
     if not n:
         return problems
     cl, ct, cr, cb = content
     counts = np.diff(np.array(starts + [n], dtype=np.int64))
-    regions = np.repeat(np.array([it.region for it in page_items], dtype=float).reshape(-1, 4), counts, axis=0)
-    owner = np.repeat(np.arange(len(page_items)), counts)
+    regions = np.repeat(np.array(regions, dtype=float).reshape(-1, 4), counts, axis=0)
+    owner = np.repeat(np.arange(len(counts)), counts)
     # clipping: each word inside its own column/cell region and inside the page margins
     bad = (
         (coords[:, 0] < regions[:, 0] - TOL) | (coords[:, 2] > regions[:, 2] + TOL)
@@ -285,10 +287,10 @@ def drawing_problems(p: int, texts: list[str], coords: np.ndarray, page_items: l
         | (coords[:, 1] < ct - TOL) | (coords[:, 3] > cb + TOL)
     )
     for w in np.nonzero(bad)[0][:20]:
-        it = page_items[owner[w]]
+        it = item_at(int(owner[w]))
         problems.append(SynthProblem(it.pointer or "", f"page {p + 1}: word {texts[w]!r} of {describe(it)} is clipped: "
                                      f"box {[round(v, 1) for v in coords[w]]} outside its region {[round(v, 1) for v in it.region]}"))
     for a, b in overlapping_pairs(coords)[:20]:
-        ia, ib = page_items[owner[a]], page_items[owner[b]]
+        ia, ib = item_at(int(owner[a])), item_at(int(owner[b]))
         problems.append(SynthProblem(ia.pointer or ib.pointer or "", f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) overlaps word {texts[b]!r} ({describe(ib)})"))
     return problems

@@ -43,23 +43,37 @@ Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
 """Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
 
 
-def _values(family: Family, records: list[dict[str, Any]]) -> Iterator[tuple[str, int, str, str]]:
-    """(pointer, record, field, printed text) of every non-null record value, in drawing order."""
+def _values(family: Family, records: list[dict[str, Any]], unprinted: list[SynthProblem]) -> list[Value]:
+    """Every non-null record value that is printed, in drawing order; a non-null value the family prints as
+    nothing (an empty string) goes to `unprinted`."""
     head = "/" + escape_token(family.records_field)
-    names = [(name, escape_token(name)) for name in drawing_order(family)]
+    fields = [(name, escape_token(name), c) for c, name in enumerate(drawing_order(family))]
+    out: list[Value] = []
+    append = out.append
     for r, rec in enumerate(records):
-        for name, token in names:
-            text = _leaf_text(family, name, rec.get(name))
-            if text is not None:
-                yield f"{head}/{r}/{token}", r, name, text
+        get = rec.get
+        for name, token, c in fields:
+            value = get(name)
+            if value is None:
+                continue
+            parts = value.split() if value.__class__ is str else (_leaf_text(family, name, value) or "").split()
+            if parts:
+                append((f"{head}/{r}/{token}", r, c, " ".join(parts), "".join(parts)))
+            else:
+                unprinted.append(SynthProblem(f"{head}/{r}/{token}", f"value {value!r} is not printed anywhere in the PDF"))
+    return out
+
+
+Value = tuple[str, int, int, str, str]
+"""A printed record value: (pointer, record, column in drawing order, printed text, its characters)."""
 
 
 def _found(p: int, texts: list[str], norm: list[tuple[float, ...]], k: int, end: int) -> Found:
     if end == k + 1:
         return p + 1, norm[k:end], norm[k], texts[k]
     wl = norm[k:end]
-    box = (min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl))
-    return p + 1, wl, box, " ".join(texts[k:end])
+    x0, y0, x1, y1 = zip(*wl)
+    return p + 1, wl, (min(x0), min(y0), max(x1), max(y1)), " ".join(texts[k:end])
 
 
 def _matches(evidence: list[Any], found: list[Found]) -> bool:
@@ -78,11 +92,11 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
     expected = bundle.gt.expected
     entries = bundle.field_entries()
-    index = {e.path: i for i, e in enumerate(entries)}
+    index = {e.path: i for i, e in enumerate(entries)}.get
     records = expected.get(family.records_field) or []
     columns, (_, body_top, _, body_bottom) = body_columns(family)
     table = family.renderer == "table"
-    column_of = {name: c for c, name in enumerate(drawing_order(family))}
+    regions = [(left, body_top, right, body_bottom) for left, right in columns]
     starts_x = np.array([left for left, _ in columns])
     content = _geometry(family)[0]
 
@@ -91,19 +105,20 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     chrome_found: dict[str, list[Found]] = {}
     fonts_seen: set[tuple[str, str]] = set()
     try:
-        values = list(_values(family, records))
+        values = _values(family, records, problems)
         with pymupdf.open(bundle.pdf_path) as doc:
             n_pages = doc.page_count
             chrome = page_chrome(family, expected, n_pages)
             cursor, n_values = 0, len(values)
-            record_page: dict[int, int] = {}
+            last_record, last_page, region = -1, -1, regions[0]
             for p in range(n_pages):
                 page = page_words(doc, p)
                 fonts_seen.update(page.fonts)
                 pw, ph = page.size
                 texts, coords, n = page.texts, page.coords, len(page.texts)
                 norm = list(map(tuple, np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()))
-                page_items: list[Item] = []
+                owners: list[Item | int] = []  # a chrome item, or the index of a value
+                owner_regions: list[tuple[float, float, float, float]] = []
                 starts: list[int] = []
                 k = 0
                 failed = False
@@ -113,57 +128,73 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
                         problems.append(not_found(p, texts, k, item))
                         failed = True
                         break
-                    page_items.append(item)
+                    owners.append(item)
+                    owner_regions.append(item.region)
                     starts.append(k)
                     if item.pointer is not None:
                         chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
                     k = end
-                body_start, region, last_record = k, None, -1
+                body_start = k
+                page1 = p + 1
                 while k < n and not failed:
                     if cursor == n_values:
-                        problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} "
+                        problems.append(SynthProblem("", f"page {page1}: unexpected text {' '.join(texts[k:k + 6])!r} "
                                                          "where no more values were expected"))
                         failed = True
                         break
-                    pointer, r, name, text = values[cursor]
-                    if table:
-                        left, right = columns[column_of[name]]
-                    elif r != last_record:  # a columns block: the column its first word starts in
-                        c = max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)
-                        left, right = columns[c]
-                    last_record = r
-                    item = Item(pointer, text, r, (left, body_top, right, body_bottom), p)
-                    i = index.get(pointer)
-                    evidence = entries[i].readings[0].evidence if i is not None else []
-                    m = len(evidence[0].words or ()) if len(evidence) == 1 else 0
-                    if m and k + m <= n and (texts[k] if m == 1 else "".join(texts[k:k + m])) == item.chars:
+                    pointer, r, c, text, chars = values[cursor]
+                    if r != last_record:
+                        if not table:  # a columns block: the column its first word starts in
+                            region = regions[max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)]
+                    elif p != last_page:
+                        problems.append(SynthProblem(pointer, f"record {r} is split across pages {last_page + 1} and {page1}"))
+                    last_record, last_page = r, p
+                    i = index(pointer)
+                    evidence = entries[i].readings[0].evidence if i is not None else ()
+                    ev = evidence[0] if len(evidence) == 1 else None
+                    words = ev.words if ev is not None else None
+                    m = len(words) if words else 0
+                    if m == 1 and k < n and texts[k] == chars:
+                        end = k + 1
+                    elif m > 1 and k + m <= n and "".join(texts[k:k + m]) == chars:
                         end = k + m
                     else:
-                        end = spelled_end(texts, k, item.chars)
+                        end = spelled_end(texts, k, chars)
                         if end is None:
-                            problems.append(not_found(p, texts, k, item))
+                            problems.append(not_found(p, texts, k, Item(pointer, text, r, region, p)))
                             failed = True
                             break
-                    page_items.append(item)
+                    owners.append(cursor)
+                    owner_regions.append(regions[c] if table else region)
                     starts.append(k)
                     cursor += 1
-                    seen = record_page.setdefault(r, p)
-                    if seen != p:
-                        problems.append(SynthProblem(pointer, f"record {r} is split across pages {seen + 1} and {p + 1}"))
-                    if i is not None and not _matches(evidence, [_found(p, texts, norm, k, end)]) \
-                            and len(evidence_problems) < MAX_EVIDENCE_PROBLEMS:
-                        evidence_problems.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what "
-                                                         f"the PDF shows ({len(evidence)} recorded, 1 found)"))
+                    if end == k + 1:
+                        same = (m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k])  # type: ignore[index,union-attr]
+                    else:
+                        same = m == end - k and _matches([ev], [_found(p, texts, norm, k, end)])
+                    if i is not None and not (same and ev.page == page1 and ev.verified is True and ev.quad is None):  # type: ignore[union-attr]
+                        if len(evidence_problems) < MAX_EVIDENCE_PROBLEMS:
+                            evidence_problems.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from "
+                                                             f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
                     k = end
                 if failed:
                     break
-                problems.extend(drawing_problems(p, texts, coords, page_items, starts, content))
-                problems.extend(_row_order(p, coords, page_items, starts, body_start, n, by_column=not table))
+
+                def item_at(j: int, owners: list[Item | int] = owners, regions_: list = owner_regions, p: int = p) -> Item:
+                    o = owners[j]
+                    if isinstance(o, Item):
+                        return o
+                    pointer, r, _, text, _ = values[o]
+                    return Item(pointer, text, r, regions_[j], p)
+
+                problems.extend(drawing_problems(p, texts, coords, owner_regions, starts, content, item_at))
+                problems.extend(_row_order(p, coords, owners, values, owner_regions, starts, body_start, n,
+                                           by_column=not table))
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
 
     if not problems and cursor < n_values:
-        pointer, r, name, text = values[cursor]
+        pointer, r, _, text, _ = values[cursor]
         problems.append(SynthProblem(pointer, f"{n_values - cursor} values never found in the PDF, the first "
                                               f"{describe(Item(pointer, text, r, (0, 0, 0, 0), -1))}"))
     for font, ext in sorted(fonts_seen):
@@ -172,23 +203,25 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     out = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in problems]
     if out:
         return out
-    out += _unprinted(bundle, family, {v[0] for v in values} | set(chrome_found), pdf_file)
+    out += _unprinted(bundle, family, set(chrome_found), pdf_file)
     for pointer, found in chrome_found.items():  # document-level values printed in the chrome, once a page
-        i = index.get(pointer)
+        i = index(pointer)
         if i is not None and not _matches(entries[i].readings[0].evidence, found):
             out.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what the PDF shows "
                                                   f"({len(entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
     return out + evidence_problems
 
 
-def _unprinted(bundle: Bundle, family: Family, printed: set[str], pdf_file: str) -> list[Problem]:
-    """A non-null leaf of expected that no page shows (a field the layout does not draw)."""
+def _unprinted(bundle: Bundle, family: Family, in_chrome: set[str], pdf_file: str) -> list[Problem]:
+    """A non-null leaf of expected that no page shows: a document-level value not in the chrome, or a record
+    field the layout does not draw."""
     out = []
-    for pointer, _, value in iter_leaves(compile_schema(bundle.schema), {k: v for k, v in bundle.gt.expected.items()
-                                                                          if k != family.records_field}):
-        if value is not None and pointer not in printed:
+    context = {k: v for k, v in bundle.gt.expected.items() if k != family.records_field}
+    for pointer, _, value in iter_leaves(compile_schema(bundle.schema), context):
+        if value is not None and pointer not in in_chrome:
             out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
-    hidden = [name for name in family.record_schema.get("properties", {}) if name not in set(drawing_order(family))]
+    drawn = set(drawing_order(family))
+    hidden = [name for name in family.record_schema.get("properties", {}) if name not in drawn]
     head = "/" + escape_token(family.records_field)
     for r, rec in enumerate(bundle.gt.expected.get(family.records_field) or [] if hidden else []):
         for name in hidden:
@@ -199,26 +232,26 @@ def _unprinted(bundle: Bundle, family: Family, printed: set[str], pdf_file: str)
     return out
 
 
-def _row_order(p: int, coords: np.ndarray, page_items: list[Item], starts: list[int], body_start: int, n: int,
+def _row_order(p: int, coords: np.ndarray, owners: list[Item | int], values: list[Value],
+               regions: list[tuple[float, float, float, float]], starts: list[int], body_start: int, n: int,
                *, by_column: bool) -> list[SynthProblem]:
     """The records of page `p` one below the other (down each column, columns left to right, when
     `by_column`): each record's words begin below where the previous record's end, less 2 x TOL."""
-    first = [j for j, it in enumerate(page_items) if it.record is not None and
-             (j == 0 or page_items[j - 1].record != it.record)]
+    first = [j for j, o in enumerate(owners) if not isinstance(o, Item) and
+             (isinstance(owners[j - 1], Item) or values[owners[j - 1]][1] != values[o][1])]
     if len(first) < 2:
         return []
-    word_starts = np.array([starts[j] for j in first])
+    word_starts = np.array([starts[j] for j in first]) - body_start
     ys = coords[body_start:n]
-    top = np.minimum.reduceat(ys[:, 1], word_starts - body_start)
-    bottom = np.maximum.reduceat(ys[:, 3], word_starts - body_start)
-    left = np.array([page_items[j].region[0] for j in first])
+    top = np.minimum.reduceat(ys[:, 1], word_starts)
+    bottom = np.maximum.reduceat(ys[:, 3], word_starts)
+    left = np.array([regions[j][0] for j in first])
     same_column = left[1:] == left[:-1] if by_column else np.ones(len(first) - 1, dtype=bool)
     backwards = left[1:] < left[:-1] if by_column else np.zeros(len(first) - 1, dtype=bool)
     bad = backwards | (same_column & (top[1:] < bottom[:-1] - 2 * TOL))
     out = []
     for j in np.nonzero(bad)[0][:20]:
-        a, b = page_items[first[j]], page_items[first[j + 1]]
-        out.append(SynthProblem(b.pointer or "", f"page {p + 1}: record {b.record} is drawn over or above record "
-                                                 f"{a.record} (its words begin at y {top[j + 1]:.1f}, record "
-                                                 f"{a.record}'s end at {bottom[j]:.1f})"))
+        a, b = values[owners[first[j]]], values[owners[first[j + 1]]]  # type: ignore[index]
+        out.append(SynthProblem(b[0], f"page {p + 1}: record {b[1]} is drawn over or above record {a[1]} (its words "
+                                      f"begin at y {top[j + 1]:.1f}, record {a[1]}'s end at {bottom[j]:.1f})"))
     return out
