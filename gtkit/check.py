@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections import Counter
+from operator import attrgetter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,9 +138,11 @@ def content_problems(bundle: Bundle) -> list[Problem]:
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
     leaves = leaf_values(compile_schema(bundle.schema), gt.expected)
-    counts = Counter(entry.path for entry in entries)
+    counts = Counter(map(attrgetter("path"), entries))
     repeated = len(counts) < len(entries)
     n_pages = gt.document.pages
+    suspect: list[int] = []  # entries with an evidence page or word box to look at closely
+    at = len(problems)
     for i, entry in enumerate(entries):
         path_ = entry.path
         if repeated and counts[path_] > 1:
@@ -152,22 +155,33 @@ def content_problems(bundle: Bundle) -> list[Problem]:
         elif not (have.__class__ is want.__class__ and have.__class__ in _PLAIN and have == want) \
                 and value_key(have) != value_key(want):  # equal scalars of one type need no keys
             problems.append(Problem(g, f"/fields/{i}", f"first reading differs from expected at {path_}"))
-        for r, reading in enumerate(readings):
+        for reading in readings:
+            for ev in reading.evidence:
+                if ev.page > n_pages:
+                    suspect.append(i)
+                for x0, y0, x1, y1 in ev.words or ():
+                    if x0 >= x1 or y0 >= y1:
+                        suspect.append(i)
+    for i in dict.fromkeys(suspect):
+        for r, reading in enumerate(entries[i].readings):
             for e, ev in enumerate(reading.evidence):
                 if ev.page > n_pages:
                     problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/page",
                                             f"page {ev.page} of a {n_pages}-page document"))
-                words = ev.words
-                if words and not all(x0 < x1 and y0 < y1 for x0, y0, x1, y1 in words):
-                    for w, word in enumerate(words):
-                        if not (word[0] < word[2] and word[1] < word[3]):
-                            problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
-                                                    "word box needs x0 < x1 and y0 < y1"))
+                for w, word in enumerate(ev.words or ()):
+                    if not (word[0] < word[2] and word[1] < word[3]):
+                        problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
+                                                "word box needs x0 < x1 and y0 < y1"))
+    problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
     for pointer in leaves:
         if pointer not in counts:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
 
     return problems
+
+
+def _entry_of(pointer: str) -> int:
+    return int(pointer.split("/")[2])
 
 
 _PLAIN = (str, int, float, type(None))

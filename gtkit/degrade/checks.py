@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from gtkit.check import Problem
@@ -66,8 +68,8 @@ def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
     found: list[tuple[tuple[int, int, int], int, str, str]] = [(at, 0, "/quad", "a degraded box needs its quad")
                                                               for at in no_quad]
     if quads:
-        q = np.asarray(quads, dtype=float).reshape(-1, 4, 2)
-        b = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        q = np.fromiter(chain.from_iterable(chain.from_iterable(quads)), float, 8 * len(quads)).reshape(-1, 4, 2)
+        b = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)
         off_page = ~(np.isfinite(q).all(axis=(1, 2)) & (q >= -EDGE_TOL).all(axis=(1, 2))
                      & (q <= 1 + EDGE_TOL).all(axis=(1, 2)))
         want = np.clip(np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1), 0.0, 1.0)

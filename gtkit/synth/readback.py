@@ -24,6 +24,7 @@ column/cell; no two words overlapping; every font embedded.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,7 @@ def page_words(doc: pymupdf.Document, p: int) -> PageWords:
     return PageWords(size=(float(rect.width), float(rect.height)),
                      fonts=[(f[3], f[1]) for f in doc.get_page_fonts(p)],
                      texts=[w[4] for w in words],
-                     coords=np.array([w[:4] for w in words], dtype=float).reshape(-1, 4))
+                     coords=np.fromiter(chain.from_iterable(w[:4] for w in words), float, 4 * len(words)).reshape(-1, 4))
 
 
 def read_pages(pdf: bytes | str, p0: int, p1: int) -> list[PageWords]:

@@ -33,7 +33,7 @@ from gtkit.check import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.schema import compile_schema, escape_token, iter_leaves
-from gtkit.synth.family import Family
+from gtkit.synth.family import Family, display
 from gtkit.synth.layout import Item, _geometry, _leaf_text, body_columns, drawing_order, page_chrome
 from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, not_found, page_words, spelled_end
 
@@ -47,16 +47,22 @@ def _values(family: Family, records: list[dict[str, Any]], unprinted: list[Synth
     """Every non-null record value that is printed, in drawing order; a non-null value the family prints as
     nothing (an empty string) goes to `unprinted`."""
     head = "/" + escape_token(family.records_field)
-    fields = [(name, escape_token(name), c) for c, name in enumerate(drawing_order(family))]
+    formats = family.formats
+    fields = [(name, escape_token(name), c, formats.get(name)) for c, name in enumerate(drawing_order(family))]
     out: list[Value] = []
     append = out.append
     for r, rec in enumerate(records):
         get = rec.get
-        for name, token, c in fields:
+        for name, token, c, fmt in fields:
             value = get(name)
             if value is None:
                 continue
-            parts = value.split() if value.__class__ is str else (_leaf_text(family, name, value) or "").split()
+            if value.__class__ is str:
+                parts = value.split()
+            elif value.__class__ is int or value.__class__ is float:
+                parts = display(fmt, value).split()
+            else:  # what `_leaf_text` refuses (a boolean, a list) it refuses here too
+                parts = (_leaf_text(family, name, value) or "").split()
             if parts:
                 append((f"{head}/{r}/{token}", r, c, " ".join(parts), "".join(parts)))
             else:
@@ -87,6 +93,86 @@ def _matches(evidence: list[Any], found: list[Found]) -> bool:
     return True
 
 
+class _Recorded:
+    """The recorded evidence of every printed value, in drawing order: what a page is checked against at once.
+
+    `page_run` takes a page's body words and the values whose evidence names that page, and answers what the
+    value-by-value walk would find, with every comparison made on whole pages (joined texts, word boxes, union
+    boxes, quotes): or None when anything differs, and the walk then looks, value by value, at what."""
+
+    def __init__(self, values: list[Value], entries: list[Any], index: Any, regions: list, starts_x: np.ndarray,
+                 table: bool):
+        pages: list[int] = []
+        counts: list[int] = []
+        self.words: list[tuple[float, ...]] = []
+        self.boxes: list[Any] = []
+        self.quotes: list[Any] = []
+        for pointer, *_ in values:
+            i = index(pointer)
+            evidence = entries[i].readings[0].evidence if i is not None else ()
+            ev = evidence[0] if len(evidence) == 1 else None
+            if ev is not None and ev.words and ev.verified is True and ev.quad is None:
+                pages.append(ev.page)
+                counts.append(len(ev.words))
+                self.words += ev.words
+                self.boxes.append(ev.box)
+                self.quotes.append(ev.quote)
+            else:  # page 0: no page takes it, so the walk does
+                pages.append(0)
+                counts.append(0)
+                self.boxes.append(None)
+                self.quotes.append(None)
+        self.pages = np.array(pages, dtype=np.int64)
+        self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
+        self.chars = [v[4] for v in values]
+        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, len(values)))])
+        self.records = np.array([v[1] for v in values], dtype=np.int64)
+        self.columns = np.array([v[2] for v in values], dtype=np.int64)
+        self.regions, self.starts_x, self.table = regions, starts_x, table
+
+    def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm: list[tuple[float, ...]],
+                 norm_arr: np.ndarray, k0: int) -> tuple[int, list[int], list[Any]] | None:
+        """(the value after the page's last, each value's first word, each value's region) when the values from
+        `a` on whose evidence names page `p` (0-based) are exactly the body words from `k0` on, evidence and all."""
+        if a != int(np.searchsorted(self.pages, p + 1, side="left")):
+            return None
+        b = int(np.searchsorted(self.pages, p + 1, side="right"))
+        n = len(texts)
+        wa, wb = int(self.word_at[a]), int(self.word_at[b])
+        if wb - wa != n - k0 or (a > 0 and b > a and self.records[a] == self.records[a - 1]):
+            return None  # a word count differs, or the record before goes on on this page
+        if b == a:
+            return b, [], []
+        body = texts[k0:]
+        if "".join(body) != "".join(self.chars[a:b]) or self.words[wa:wb] != norm[k0:]:
+            return None
+        firsts = self.word_at[a:b + 1] - wa  # each value's first word in the body, and the body's end
+        ends = np.concatenate([[0], np.cumsum(np.fromiter(map(len, body), np.int64, n - k0))])[firsts]
+        if not np.array_equal(ends, self.char_at[a:b + 1] - self.char_at[a]):
+            return None  # the words do not split between values where the values do
+        sub = norm_arr[k0:]
+        at = firsts[:-1]
+        union = np.stack([np.minimum.reduceat(sub[:, 0], at), np.minimum.reduceat(sub[:, 1], at),
+                          np.maximum.reduceat(sub[:, 2], at), np.maximum.reduceat(sub[:, 3], at)], axis=1)
+        if list(map(tuple, union.tolist())) != self.boxes[a:b]:
+            return None
+        last = np.zeros(n - k0, dtype=bool)
+        last[firsts[1:] - 1] = True
+        if "".join(map(str.__add__, body, np.where(last, "\n", " ").tolist())) != "\n".join(self.quotes[a:b]) + "\n":
+            return None
+        if self.table:
+            columns = self.columns[a:b]
+        else:  # a columns block: the column its record's first word starts in
+            records = self.records[a:b]
+            first = np.concatenate([[True], records[1:] != records[:-1]])
+            x0 = coords[k0 + at[first], 0]
+            columns = np.repeat(self._column_of(x0), np.diff(np.concatenate([np.nonzero(first)[0], [b - a]])))
+        return b, (k0 + at).tolist(), [self.regions[c] for c in columns.tolist()]
+
+    def _column_of(self, x0: np.ndarray) -> np.ndarray:
+        return np.maximum(np.searchsorted(self.starts_x, x0 + TOL, side="right") - 1, 0)
+
+
 def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
     g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
@@ -110,13 +196,15 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
             n_pages = doc.page_count
             chrome = page_chrome(family, expected, n_pages)
             cursor, n_values = 0, len(values)
+            recorded: _Recorded | None = _Recorded(values, entries, index, regions, starts_x, table)
             last_record, last_page, region = -1, -1, regions[0]
             for p in range(n_pages):
                 page = page_words(doc, p)
                 fonts_seen.update(page.fonts)
                 pw, ph = page.size
                 texts, coords, n = page.texts, page.coords, len(page.texts)
-                norm = list(map(tuple, np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()))
+                norm_arr = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6)
+                norm = list(map(tuple, norm_arr.tolist()))
                 owners: list[Item | int] = []  # a chrome item, or the index of a value
                 owner_regions: list[tuple[float, float, float, float]] = []
                 starts: list[int] = []
@@ -136,6 +224,17 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
                     k = end
                 body_start = k
                 page1 = p + 1
+                run = None if failed or recorded is None else recorded.page_run(p, cursor, texts, coords, norm, norm_arr, k)
+                if run is None:
+                    recorded = None  # from here on, value by value
+                else:
+                    end_cursor, value_starts, value_regions = run
+                    owners += range(cursor, end_cursor)
+                    owner_regions += value_regions
+                    starts += value_starts
+                    if end_cursor > cursor:
+                        last_record, last_page, region = values[end_cursor - 1][1], p, value_regions[-1]
+                    cursor, k = end_cursor, n
                 while k < n and not failed:
                     if cursor == n_values:
                         problems.append(SynthProblem("", f"page {page1}: unexpected text {' '.join(texts[k:k + 6])!r} "
