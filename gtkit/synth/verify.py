@@ -24,6 +24,8 @@ evidence entry is built.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -102,26 +104,28 @@ class _Recorded:
 
     def __init__(self, values: list[Value], entries: list[Any], index: Any, regions: list, starts_x: np.ndarray,
                  table: bool):
-        pages: list[int] = []
-        counts: list[int] = []
-        self.words: list[tuple[float, ...]] = []
-        self.boxes: list[Any] = []
-        self.quotes: list[Any] = []
-        for pointer, *_ in values:
-            i = index(pointer)
-            evidence = entries[i].readings[0].evidence if i is not None else ()
-            ev = evidence[0] if len(evidence) == 1 else None
-            if ev is not None and ev.words and ev.verified is True and ev.quad is None:
-                pages.append(ev.page)
-                counts.append(len(ev.words))
-                self.words += ev.words
-                self.boxes.append(ev.box)
-                self.quotes.append(ev.quote)
-            else:  # page 0: no page takes it, so the walk does
-                pages.append(0)
-                counts.append(0)
-                self.boxes.append(None)
-                self.quotes.append(None)
+        found = [index(v[0]) for v in values]
+        evidence = [entries[i].readings[0].evidence for i in found] if None not in found else None
+        evs = [e[0] for e in evidence] if evidence is not None and all(len(e) == 1 for e in evidence) else None
+        if evs is not None and all(map(attrgetter("verified"), evs)) and not any(map(attrgetter("quad"), evs)) \
+                and all(map(attrgetter("words"), evs)):  # every value with one verified evidence entry, words, no quad
+            pages = list(map(attrgetter("page"), evs))
+            words = list(map(attrgetter("words"), evs))
+            counts = list(map(len, words))
+            self.words = list(chain.from_iterable(words))
+            self.boxes = list(map(attrgetter("box"), evs))
+            self.quotes = list(map(attrgetter("quote"), evs))
+        else:  # a value whose evidence is not one such entry gets page 0: no page takes it, so the walk does
+            pages, counts, self.words, self.boxes, self.quotes = [], [], [], [], []
+            for i in found:
+                evidence_i = entries[i].readings[0].evidence if i is not None else ()
+                ev = evidence_i[0] if len(evidence_i) == 1 else None
+                ok = ev is not None and ev.words and ev.verified is True and ev.quad is None
+                pages.append(ev.page if ok else 0)  # type: ignore[union-attr]
+                counts.append(len(ev.words) if ok else 0)  # type: ignore[union-attr,arg-type]
+                self.words += ev.words if ok else ()  # type: ignore[union-attr,operator]
+                self.boxes.append(ev.box if ok else None)  # type: ignore[union-attr]
+                self.quotes.append(ev.quote if ok else None)  # type: ignore[union-attr]
         self.pages = np.array(pages, dtype=np.int64)
         self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
         self.chars = [v[4] for v in values]
