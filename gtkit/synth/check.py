@@ -18,9 +18,6 @@ from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.fileio import canonical_sha256
 from gtkit.synth.family import get_family
-from gtkit.synth.layout import plan_document
-from gtkit.synth.pipeline import build_fields
-from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.verify import verify_synth_bundle
 
 
@@ -63,6 +60,9 @@ def _check_template_bundle(bundle: Bundle, family, g: str, pdf_file: str) -> lis
 
 def _located_fields(bundle: Bundle, located, pdf_file: str) -> tuple[list | None, list[Problem]]:  # type: ignore[no-untyped-def]
     """The field entries the read-back gives (None when it found problems first), and their problems."""
+    from gtkit.synth.pipeline import build_fields
+    from gtkit.synth.readback import SynthProblem
+
     problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
     if problems:
         return None, problems
@@ -85,6 +85,9 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         return _check_template_bundle(bundle, family, g, pdf_file)
     if not family.allow_split:  # every fact the check needs is in the PDF, the family and gt.json
         return verify_synth_bundle(bundle, family)
+    from gtkit.synth.layout import plan_document
+    from gtkit.synth.readback import locate
+
     try:
         plan = plan_document(family, gt.expected)
     except GtkitError as e:
