@@ -179,6 +179,7 @@ def test_records_drawn_over_each_other_are_caught():
     good = np.array([[0, 0, 10, 5], [0, 10, 10, 15], [0, 20, 10, 25]], dtype=float)
     bad = np.array([[0, 0, 10, 5], [0, 10, 10, 15], [20, 8, 30, 13]], dtype=float)
     for coords, n_problems in ((good, 0), (bad, 1)):
-        found = _row_order(0, coords, [chrome, 0, 1], values, [region] * 3, [0, 1, 2], 1, 3, by_column=False)
+        found = _row_order(0, coords, [chrome, 0, 1], values, np.array([0, 1]), [region] * 3, [0, 1, 2], 1, 3,
+                           by_column=False)
         assert len(found) == n_problems
     assert "record 1 is drawn over or above record 0" in found[0].message

@@ -41,6 +41,8 @@ from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, 
 
 MAX_EVIDENCE_PROBLEMS = 50
 
+_NO_BOX = (np.nan,) * 4  # a recorded box that is missing: never equal to a box found, so the walk looks at it
+
 Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
 """Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
 
@@ -113,7 +115,7 @@ class _Recorded:
             words = list(map(attrgetter("words"), evs))
             counts = list(map(len, words))
             self.words = list(chain.from_iterable(words))
-            self.boxes = list(map(attrgetter("box"), evs))
+            self.boxes = [b if b is not None else _NO_BOX for b in map(attrgetter("box"), evs)]
             self.quotes = list(map(attrgetter("quote"), evs))
         else:  # a value whose evidence is not one such entry gets page 0: no page takes it, so the walk does
             pages, counts, self.words, self.boxes, self.quotes = [], [], [], [], []
@@ -124,8 +126,11 @@ class _Recorded:
                 pages.append(ev.page if ok else 0)  # type: ignore[union-attr]
                 counts.append(len(ev.words) if ok else 0)  # type: ignore[union-attr,arg-type]
                 self.words += ev.words if ok else ()  # type: ignore[union-attr,operator]
-                self.boxes.append(ev.box if ok else None)  # type: ignore[union-attr]
+                self.boxes.append(ev.box if ok and ev.box is not None else _NO_BOX)  # type: ignore[union-attr]
                 self.quotes.append(ev.quote if ok else None)  # type: ignore[union-attr]
+        self.word_boxes = np.fromiter(chain.from_iterable(self.words), float, 4 * len(self.words)).reshape(-1, 4)
+        self.union_boxes = np.fromiter(chain.from_iterable(self.boxes), float, 4 * len(self.boxes)).reshape(-1, 4)
+        del self.words, self.boxes
         self.pages = np.array(pages, dtype=np.int64)
         self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
         self.chars = [v[4] for v in values]
@@ -134,8 +139,8 @@ class _Recorded:
         self.columns = np.array([v[2] for v in values], dtype=np.int64)
         self.regions, self.starts_x, self.table = regions, starts_x, table
 
-    def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm: list[tuple[float, ...]],
-                 norm_arr: np.ndarray, k0: int) -> tuple[int, list[int], list[Any]] | None:
+    def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm_arr: np.ndarray,
+                 k0: int) -> tuple[int, list[int], list[Any]] | None:
         """(the value after the page's last, each value's first word, each value's region) when the values from
         `a` on whose evidence names page `p` (0-based) are exactly the body words from `k0` on, evidence and all."""
         if a != int(np.searchsorted(self.pages, p + 1, side="left")):
@@ -148,17 +153,17 @@ class _Recorded:
         if b == a:
             return b, [], []
         body = texts[k0:]
-        if "".join(body) != "".join(self.chars[a:b]) or self.words[wa:wb] != norm[k0:]:
+        sub = norm_arr[k0:]
+        if "".join(body) != "".join(self.chars[a:b]) or not np.array_equal(self.word_boxes[wa:wb], sub):
             return None
         firsts = self.word_at[a:b + 1] - wa  # each value's first word in the body, and the body's end
         ends = np.concatenate([[0], np.cumsum(np.fromiter(map(len, body), np.int64, n - k0))])[firsts]
         if not np.array_equal(ends, self.char_at[a:b + 1] - self.char_at[a]):
             return None  # the words do not split between values where the values do
-        sub = norm_arr[k0:]
         at = firsts[:-1]
         union = np.stack([np.minimum.reduceat(sub[:, 0], at), np.minimum.reduceat(sub[:, 1], at),
                           np.maximum.reduceat(sub[:, 2], at), np.maximum.reduceat(sub[:, 3], at)], axis=1)
-        if list(map(tuple, union.tolist())) != self.boxes[a:b]:
+        if not np.array_equal(union, self.union_boxes[a:b]):
             return None
         last = np.zeros(n - k0, dtype=bool)
         last[firsts[1:] - 1] = True
@@ -201,6 +206,7 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
             chrome = page_chrome(family, expected, n_pages)
             cursor, n_values = 0, len(values)
             recorded: _Recorded | None = _Recorded(values, entries, index, regions, starts_x, table)
+            value_records = recorded.records
             last_record, last_page, region = -1, -1, regions[0]
             for p in range(n_pages):
                 page = page_words(doc, p)
@@ -208,7 +214,7 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
                 pw, ph = page.size
                 texts, coords, n = page.texts, page.coords, len(page.texts)
                 norm_arr = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6)
-                norm = list(map(tuple, norm_arr.tolist()))
+                norm: list[tuple[float, ...]] = []  # the same as tuples, made where the walk needs them
                 owners: list[Item | int] = []  # a chrome item, or the index of a value
                 owner_regions: list[tuple[float, float, float, float]] = []
                 starts: list[int] = []
@@ -224,13 +230,15 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
                     owner_regions.append(item.region)
                     starts.append(k)
                     if item.pointer is not None:
+                        norm = norm or list(map(tuple, norm_arr.tolist()))
                         chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
                     k = end
                 body_start = k
                 page1 = p + 1
-                run = None if failed or recorded is None else recorded.page_run(p, cursor, texts, coords, norm, norm_arr, k)
+                run = None if failed or recorded is None else recorded.page_run(p, cursor, texts, coords, norm_arr, k)
                 if run is None:
                     recorded = None  # from here on, value by value
+                    norm = norm or list(map(tuple, norm_arr.tolist()))
                 else:
                     end_cursor, value_starts, value_regions = run
                     owners += range(cursor, end_cursor)
@@ -291,7 +299,7 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
                     return Item(pointer, text, r, regions_[j], p)
 
                 problems.extend(drawing_problems(p, texts, coords, owner_regions, starts, content, item_at))
-                problems.extend(_row_order(p, coords, owners, values, owner_regions, starts, body_start, n,
+                problems.extend(_row_order(p, coords, owners, values, value_records, owner_regions, starts, body_start, n,
                                            by_column=not table))
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
@@ -335,20 +343,24 @@ def _unprinted(bundle: Bundle, family: Family, in_chrome: set[str], pdf_file: st
     return out
 
 
-def _row_order(p: int, coords: np.ndarray, owners: list[Item | int], values: list[Value],
+def _row_order(p: int, coords: np.ndarray, owners: list[Item | int], values: list[Value], value_records: np.ndarray,
                regions: list[tuple[float, float, float, float]], starts: list[int], body_start: int, n: int,
                *, by_column: bool) -> list[SynthProblem]:
     """The records of page `p` one below the other (down each column, columns left to right, when
-    `by_column`): each record's words begin below where the previous record's end, less 2 x TOL."""
-    first = [j for j, o in enumerate(owners) if not isinstance(o, Item) and
-             (isinstance(owners[j - 1], Item) or values[owners[j - 1]][1] != values[o][1])]
+    `by_column`): each record's words begin below where the previous record's end, less 2 x TOL. The page's
+    owners are its chrome items, then indices of values (whose records `value_records` gives)."""
+    n_chrome = next((j for j, o in enumerate(owners) if not isinstance(o, Item)), len(owners))
+    records = value_records[np.array(owners[n_chrome:], dtype=np.int64)]
+    if len(records) < 2:
+        return []
+    first = n_chrome + np.nonzero(np.concatenate([[True], records[1:] != records[:-1]]))[0]
     if len(first) < 2:
         return []
-    word_starts = np.array([starts[j] for j in first]) - body_start
+    word_starts = np.array(starts)[first] - body_start
     ys = coords[body_start:n]
     top = np.minimum.reduceat(ys[:, 1], word_starts)
     bottom = np.maximum.reduceat(ys[:, 3], word_starts)
-    left = np.array([regions[j][0] for j in first])
+    left = np.array(regions, dtype=float).reshape(-1, 4)[first, 0]
     same_column = left[1:] == left[:-1] if by_column else np.ones(len(first) - 1, dtype=bool)
     backwards = left[1:] < left[:-1] if by_column else np.zeros(len(first) - 1, dtype=bool)
     bad = backwards | (same_column & (top[1:] < bottom[:-1] - 2 * TOL))
