@@ -142,8 +142,9 @@ def content_problems(bundle: Bundle) -> list[Problem]:
 
     leaves = leaf_values(compile_schema(bundle.schema), gt.expected)
     paths = list(map(attrgetter("path"), entries))
-    counts = Counter(paths)
-    repeated = len(counts) < len(entries)
+    named = set(paths)
+    repeated = len(named) < len(paths)
+    counts = Counter(paths) if repeated else {}
     n_pages = gt.document.pages
     if not repeated and _all_well(entries, paths, leaves, n_pages):
         entries = []  # nothing to report entry by entry
@@ -180,7 +181,7 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                                                 "word box needs x0 < x1 and y0 < y1"))
     problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
     for pointer in leaves:
-        if pointer not in counts:
+        if pointer not in named:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
 
     return problems
