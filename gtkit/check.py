@@ -273,7 +273,9 @@ def _check_one(where: tuple[str | None, Path]) -> list[Problem]:
     return check_bundle(folder, doc_id=doc_id)
 
 
-PRELOAD = ("gtkit.check",)  # what the workers import once, in the fork server
+PRELOAD = ("gtkit.check", *(target.split(":")[0] for target in PIPELINE_CHECKS.values()))
+"""What the workers import once, in the fork server: the core check and every pipeline's (by name: nothing here
+imports a pipeline), so no worker pays for them again."""
 
 
 def check_path(path: Path, progress: Callable[[int, int], None] | None = None, *, workers: int = 1,

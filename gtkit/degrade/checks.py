@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -51,32 +52,34 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
 def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
     """Every box with its quad, every quad on the page, every box the clamped axis-aligned box of its quad:
     the evidence gathered in one pass, then checked as arrays, problems in evidence order."""
-    where: list[tuple[int, int, int]] = []  # (entry, reading, evidence) of each evidence with a quad
-    quads: list[object] = []
-    boxes: list[object] = []
-    no_quad: list[tuple[int, int, int]] = []
-    nan_box = (np.nan,) * 4
-    for i, f in enumerate(bundle.field_entries()):
-        for r, reading in enumerate(f.readings):
-            for e, ev in enumerate(reading.evidence):
-                if ev.quad is not None:
-                    where.append((i, r, e))
-                    quads.append(ev.quad)
-                    boxes.append(nan_box if ev.box is None else ev.box)
-                elif ev.box is not None:
-                    no_quad.append((i, r, e))
-    found: list[tuple[tuple[int, int, int], int, str, str]] = [(at, 0, "/quad", "a degraded box needs its quad")
-                                                              for at in no_quad]
-    if quads:
-        q = np.fromiter(chain.from_iterable(chain.from_iterable(quads)), float, 8 * len(quads)).reshape(-1, 4, 2)
-        b = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)
+    entries = bundle.field_entries()
+    evidence = [ev for f in entries for reading in f.readings for ev in reading.evidence]
+    quads = list(map(attrgetter("quad"), evidence))
+    boxes = [_NAN_BOX if b is None else b for b in map(attrgetter("box"), evidence)]
+    has_quad = np.fromiter((q is not None for q in quads), bool, len(quads))
+    bad = {int(k): [(0, "/quad", "a degraded box needs its quad")]
+           for k in np.nonzero(~has_quad)[0] if evidence[k].box is not None}
+    if has_quad.any():
+        at = np.nonzero(has_quad)[0]
+        with_quad = [quads[k] for k in at] if len(at) < len(quads) else quads
+        q = np.fromiter(chain.from_iterable(chain.from_iterable(with_quad)), float, 8 * len(at)).reshape(-1, 4, 2)
+        b = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)[at]
         off_page = ~(np.isfinite(q).all(axis=(1, 2)) & (q >= -EDGE_TOL).all(axis=(1, 2))
                      & (q <= 1 + EDGE_TOL).all(axis=(1, 2)))
         want = np.clip(np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1), 0.0, 1.0)
         with np.errstate(invalid="ignore"):
             not_aabb = ~np.isnan(b[:, 0]) & (np.abs(b - want).max(axis=1) > TOLERANCE)
-        found += [(where[k], 1, "/quad", "leaves the page: the degraded page no longer shows all of this value")
-                  for k in np.nonzero(off_page)[0]]
-        found += [(where[k], 2, "/box", "is not the axis-aligned box around its quad") for k in np.nonzero(not_aabb)[0]]
-    found.sort(key=lambda x: (x[0], x[1]))
-    return [Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}{key}", message) for (i, r, e), _, key, message in found]
+        for k in np.nonzero(off_page)[0]:
+            bad.setdefault(int(at[k]), []).append(
+                (1, "/quad", "leaves the page: the degraded page no longer shows all of this value"))
+        for k in np.nonzero(not_aabb)[0]:
+            bad.setdefault(int(at[k]), []).append((2, "/box", "is not the axis-aligned box around its quad"))
+    if not bad:
+        return []
+    where = [(i, r, e) for i, f in enumerate(entries) for r, reading in enumerate(f.readings)
+             for e in range(len(reading.evidence))]  # (entry, reading, evidence) of each evidence, to name it
+    return [Problem(g, "/fields/{}/readings/{}/evidence/{}".format(*where[k]) + key, message)
+            for k in sorted(bad) for _, key, message in sorted(bad[k])]
+
+
+_NAN_BOX = (np.nan,) * 4
