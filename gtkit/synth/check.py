@@ -1,7 +1,9 @@
 """The synth pipeline's check for `gtkit check`: re-find every value in the bundle's PDF.
 
-The family's layout is re-planned from the bundle's own `expected` (layout depends
-only on it), the PDF's words are read back and matched, the mechanical checks run
+A family that never splits a record is checked against its PDF's words directly, with no layout
+(`gtkit.synth.verify`). Otherwise the family's layout is re-planned from the bundle's own `expected`
+(layout depends only on it; where the records split is a fact only the plan has), the PDF's words are
+read back and matched, the mechanical checks run
 (every value found exactly once on the page the records say, nothing clipped,
 nothing overlapping, fonts embedded), and the evidence found must equal the
 evidence recorded in gt.json, field by field. A family that may split records
@@ -22,24 +24,24 @@ from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.fileio import canonical_sha256
 from gtkit.synth.family import get_family
-from gtkit.synth.layout import plan_document
-from gtkit.synth.pipeline import build_fields
-from gtkit.synth.readback import SynthProblem, locate
+from gtkit.synth.verify import verify_synth_bundle
 
 
-def _evidence_json(e: dict) -> dict:
-    """An evidence entry with every key the format defines, in its order (absent keys are null)."""
-    return {k: e.get(k) for k in ("page", "box", "words", "quad", "quote", "verified")}
+def _evidence_json(e) -> dict:  # type: ignore[no-untyped-def]
+    """A validated evidence entry (record or model) as JSON, every key the format defines in its order."""
+    return {"page": e.page, "box": None if e.box is None else list(e.box),
+            "words": None if e.words is None else [list(w) for w in e.words],
+            "quad": None if e.quad is None else [list(q) for q in e.quad], "quote": e.quote, "verified": e.verified}
 
 
 def _compare(bundle: Bundle, fields: list[dict], g: str, problems: list[Problem]) -> list[Problem]:
-    recorded = {f["path"]: (i, f) for i, f in enumerate(bundle.field_dicts())}
+    recorded = {f.path: (i, f) for i, f in enumerate(bundle.field_entries())}
     for entry in fields:
         at = recorded.get(entry["path"])
-        if at is None or at[1]["trust"] == HUMAN:
+        if at is None or at[1].trust == HUMAN:
             continue  # the core check reports leaves without an entry; a person's correction is their word
         i, f = at
-        have = [_evidence_json(e) for e in f["readings"][0].get("evidence") or ()]
+        have = [_evidence_json(e) for e in f.readings[0].evidence]
         want = entry["readings"][0]["evidence"]
         if have != want:
             problems.append(Problem(g, f"/fields/{i}", f"evidence of {entry['path']} differs from what the PDF shows "
@@ -66,6 +68,9 @@ def _check_template_bundle(bundle: Bundle, expected, family,  # type: ignore[no-
 
 def _located_fields(bundle: Bundle, expected, located, pdf_file: str) -> tuple[list | None, list[Problem]]:  # type: ignore[no-untyped-def]
     """The field entries the read-back gives (None when it found problems first), and their problems."""
+    from gtkit.synth.pipeline import build_fields
+    from gtkit.synth.readback import SynthProblem
+
     problems = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in located.problems]
     if problems:
         return None, problems
@@ -84,12 +89,17 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         return [Problem(g, "/provenance/family", e.message)]
     if canonical_sha256(family.schema) != canonical_sha256(bundle.schema):
         return [Problem(g, "/schema", f"schema.json is not the schema of family {family.name!r} in this gtkit")]
-    trust = {f["path"]: f["trust"] for f in bundle.field_dicts()}
+    trust = {f.path: f.trust for f in bundle.field_entries()}
     expected, undone = original_expected(gt.expected, gt.provenance.parameters, trust)
     if undone:
         return [Problem(g, pointer, message) for pointer, message in undone]
     if family.renderer == "template":
         return _check_template_bundle(bundle, expected, family, g, pdf_file)
+    if not family.allow_split and HUMAN not in trust.values():  # every fact the check needs is in the PDF, the
+        return verify_synth_bundle(bundle, family)               # family and gt.json (and no correction to undo)
+    from gtkit.synth.layout import plan_document
+    from gtkit.synth.readback import locate
+
     try:
         plan = plan_document(family, expected)
     except GtkitError as e:
