@@ -11,12 +11,18 @@ library, the CLI or a test, whatever was imported before.
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections import Counter
+from itertools import chain, repeat
+from operator import attrgetter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import Any
+
+import numpy as np
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
@@ -30,13 +36,15 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
+from gtkit.format.decode import FieldRecord, decode_ground_truth, no_gc
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
-from gtkit.fileio import canonical_sha256, read_json, sha256_file
+from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
 from gtkit.normalize import value_key
 from gtkit.pdf import open_pdf
-from gtkit.schema import check_schema, compile_schema, iter_leaves, resolve_pointer, undescribed_key, validation_errors
+from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
+                          undescribed_key)
 from gtkit.workers import Pool, pool_for
 
 
@@ -52,8 +60,8 @@ class Problem:
 
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
-"""A pipeline's check gets the bundle with its field entries as validated, parsed JSON in `raw_fields`
-(`gt.fields` is empty: a long document's entries are never all built as models)."""
+"""A pipeline's check gets the bundle with its field entries validated, read through `bundle.field_entries()`
+(records decoded by `gtkit.format.decode`, or models where that reader declined the file; `gt.fields` is empty)."""
 
 PIPELINE_CHECKS: dict[str, str] = {
     "synth": "gtkit.synth.check:check_synth_bundle",
@@ -75,7 +83,26 @@ def pipeline_check(pipeline: str) -> PipelineCheck | None:
 MAX_FIELD_PROBLEMS = 200
 
 
-def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Problem]]:
+def _read_truth(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Problem]]:
+    """(envelope without fields, field entries, problems). One pass where it can: the fast decoder
+    (`gtkit.format.decode`) decodes and validates the field entries into records, never laxer than the
+    format models; a file it declines is read the careful way (`_parse_gt`), every complaint reported."""
+    try:
+        raw = read_json_bytes(gt_path)
+    except GtkitError as e:
+        return None, [], [Problem(str(gt_path), "", e.message)]
+    decoded = decode_ground_truth(raw)
+    del raw
+    if decoded is None:
+        return _parse_gt(gt_path)
+    envelope, records = decoded
+    try:
+        return GroundTruth.model_validate(envelope), records, []
+    except ValidationError as e:
+        return None, [], [Problem(str(gt_path), pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
+
+
+def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Problem]]:
     """(envelope without fields, field entries as parsed JSON, problems). Entries are validated by the
     format models in chunks, every complaint reported, and never all kept as models at once."""
     f = str(gt_path)
@@ -107,44 +134,101 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[dict], list[Probl
 def content_problems(bundle: Bundle) -> list[Problem]:
     """What a read bundle's truth says wrongly, whatever made it: `expected` against the schema, one field entry
     per leaf, first readings equal to `expected`, evidence pages in range, word boxes well formed. (The
-    bundle's field entries are its validated `raw_fields`, or its models'.)"""
+    bundle's field entries are read through `Bundle.field_entries`.)"""
     gt, g = bundle.gt, str(bundle.path / GT_NAME)
-    fields = bundle.field_dicts()
+    entries = bundle.field_entries()
     problems: list[Problem] = []
-    for pointer, message in validation_errors(bundle.schema, gt.expected):
+    for pointer, message in fast_validation_errors(bundle.schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
     root = compile_schema(bundle.schema)
-    leaves = {p: v for p, _, v in iter_leaves(root, gt.expected)}
-    counts = Counter(f["path"] for f in fields)
-    for i, entry in enumerate(fields):
-        where, path_ = f"/fields/{i}", entry["path"]
-        if counts[path_] > 1:
-            problems.append(Problem(g, where, f"{path_} has {counts[path_]} field entries"))
-        if path_ not in leaves:
+    leaves = leaf_values(root, gt.expected)
+    paths = list(map(attrgetter("path"), entries))
+    named = set(paths)
+    repeated = len(named) < len(paths)
+    counts = Counter(paths) if repeated else {}
+    n_pages = gt.document.pages
+    if not repeated and _all_well(entries, paths, leaves, n_pages):
+        entries = []  # nothing to report entry by entry
+    suspect: list[int] = []  # entries with an evidence page or word box to look at closely
+    at = len(problems)
+    for i, entry in enumerate(entries):
+        path_ = entry.path
+        if repeated and counts[path_] > 1:
+            problems.append(Problem(g, f"/fields/{i}", f"{path_} has {counts[path_]} field entries"))
+        readings = entry.readings
+        want = leaves.get(path_, _NO_LEAF)
+        have = readings[0].value
+        if want is _NO_LEAF:
             extra = undescribed_key(root, path_)
-            problems.append(Problem(g, where, f"{extra} is a key of expected that the schema does not describe"
+            problems.append(Problem(g, f"/fields/{i}", f"{extra} is a key of expected that the schema does not describe"
                                     if extra else f"{path_} is not a leaf of expected"))
-        elif value_key(entry["readings"][0]["value"]) != value_key(leaves[path_]):
-            problems.append(Problem(g, where, f"first reading differs from expected at {path_}"))
-        for r, reading in enumerate(entry["readings"]):
-            for e, ev in enumerate(reading.get("evidence") or ()):
-                at = f"{where}/readings/{r}/evidence/{e}"
-                if ev["page"] > gt.document.pages:
-                    problems.append(Problem(g, at + "/page", f"page {ev['page']} of a {gt.document.pages}-page document"))
-                for w, word in enumerate(ev.get("words") or ()):
+        elif not (have.__class__ is want.__class__ and have.__class__ in _PLAIN and have == want) \
+                and value_key(have) != value_key(want):  # equal scalars of one type need no keys
+            problems.append(Problem(g, f"/fields/{i}", f"first reading differs from expected at {path_}"))
+        for reading in readings:
+            for ev in reading.evidence:
+                if ev.page > n_pages:
+                    suspect.append(i)
+                for x0, y0, x1, y1 in ev.words or ():
+                    if x0 >= x1 or y0 >= y1:
+                        suspect.append(i)
+    for i in dict.fromkeys(suspect):
+        for r, reading in enumerate(entries[i].readings):
+            for e, ev in enumerate(reading.evidence):
+                if ev.page > n_pages:
+                    problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/page",
+                                            f"page {ev.page} of a {n_pages}-page document"))
+                for w, word in enumerate(ev.words or ()):
                     if not (word[0] < word[2] and word[1] < word[3]):
-                        problems.append(Problem(g, f"{at}/words/{w}", "word box needs x0 < x1 and y0 < y1"))
+                        problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
+                                                "word box needs x0 < x1 and y0 < y1"))
+    problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
     for pointer in leaves:
-        if pointer not in counts:
+        if pointer not in named:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
 
     return problems
 
 
+def _all_well(entries: list[Any], paths: list[str], leaves: dict[str, Any], n_pages: int) -> bool:
+    """Whether every entry names a leaf, its first reading equals the leaf's value, its evidence pages are in range
+    and its word boxes well formed: the loop of `content_problems` answered with whole-list operations (equal
+    lists of equal types compare as `value_key` does for scalars; lists and objects are keyed one by one)."""
+    have = [e.readings[0].value for e in entries]
+    want = list(map(leaves.get, paths, repeat(_NO_LEAF)))
+    if have != want or list(map(type, have)) != list(map(type, want)):
+        return False
+    if any(value_key(h) != value_key(w) for h, w in zip(have, want) if h.__class__ not in _PLAIN):
+        return False
+    evidence = [ev for e in entries for reading in e.readings for ev in reading.evidence]
+    if evidence and max(map(attrgetter("page"), evidence)) > n_pages:
+        return False
+    words = list(chain.from_iterable(filter(None, map(attrgetter("words"), evidence))))
+    boxes = np.fromiter(chain.from_iterable(words), float, 4 * len(words)).reshape(-1, 4)
+    return bool(((boxes[:, 0] < boxes[:, 2]) & (boxes[:, 1] < boxes[:, 3])).all())
+
+
+def _entry_of(pointer: str) -> int:
+    return int(pointer.split("/")[2])
+
+
+_PLAIN = (str, int, float, type(None))
+_NO_LEAF = object()
+
+
 def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
-    """Every problem of one bundle folder (`doc_id`: what the dataset index calls it)."""
-    path = Path(path)
+    """Every problem of one bundle folder (`doc_id`: what the dataset index calls it).
+
+    The cyclic garbage collector is paused meanwhile: a long truth is hundreds of thousands of objects without
+    cycles, which each collection would walk again; a young-generation collection follows."""
+    with no_gc():
+        problems = _check_bundle(Path(path), doc_id)
+    gc.collect(0)
+    return problems
+
+
+def _check_bundle(path: Path, doc_id: str | None) -> list[Problem]:
     gt_file, schema_file, pdf_file = path / GT_NAME, path / SCHEMA_NAME, path / PDF_NAME
     problems: list[Problem] = []
     for f in (gt_file, schema_file, pdf_file):
@@ -152,7 +236,7 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
             problems.append(Problem(str(f), "", "missing"))
     if problems:
         return problems
-    gt, fields, problems = _parse_gt(gt_file)
+    gt, fields, problems = _read_truth(gt_file)
     if gt is None:
         return problems
     g = str(gt_file)
@@ -174,12 +258,18 @@ def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
     except GtkitError as e:
         return [*problems, Problem(str(pdf_file), "", e.message)]
 
-    problems.extend(content_problems(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
+    bundle = Bundle(path=path, gt=gt, schema=schema, **_entries_as(fields))
+    problems.extend(content_problems(bundle))
 
     check = pipeline_check(gt.provenance.pipeline)
     if check is not None and not problems:
-        problems.extend(check(Bundle(path=path, gt=gt, schema=schema, raw_fields=fields)))
+        problems.extend(check(bundle))
     return problems
+
+
+def _entries_as(fields: list[Any]) -> dict[str, Any]:
+    """How a `Bundle` holds the field entries `_read_truth` gave: decoded records, or validated parsed JSON."""
+    return {"records": fields} if all(isinstance(f, FieldRecord) for f in fields[:1]) else {"raw_fields": fields}
 
 
 def _check_one(where: tuple[str | None, Path]) -> list[Problem]:
@@ -187,7 +277,9 @@ def _check_one(where: tuple[str | None, Path]) -> list[Problem]:
     return check_bundle(folder, doc_id=doc_id)
 
 
-PRELOAD = ("gtkit.check",)  # what the workers import once, in the fork server
+PRELOAD = ("gtkit.check", *(target.split(":")[0] for target in PIPELINE_CHECKS.values()))
+"""What the workers import once, in the fork server: the core check and every pipeline's (by name: nothing here
+imports a pipeline), so no worker pays for them again."""
 
 
 def check_path(path: Path, progress: Callable[[int, int], None] | None = None, *, workers: int = 1,

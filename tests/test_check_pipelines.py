@@ -1,8 +1,14 @@
-"""`gtkit.check` applies each pipeline's own check from a fresh interpreter that imported nothing else.
+"""`gtkit.check` applies each pipeline's own check from a fresh interpreter that imported nothing else, and catches
+a bundle tampered with.
 
 A bundle of each pipeline gets one box moved by hand; `check_bundle`, called from a new Python process
 that imports only `gtkit.check`, must report that box (the synth check re-finds the value in the PDF,
 the degrade check compares the box with its quad, the consensus check reads the words under the box).
+Then each bundle (synth in both renderers, without a layout) gets one value changed, one page of its PDF
+changed, or one record dropped, and the check must say so. A degraded page has no text layer and a consensus
+truth is what the systems agreed on: a value changed or a record dropped in both `expected` and the field entries
+alike is beyond their checks (nothing in the bundle says otherwise), so for them the change is made in `expected`
+alone and the core check catches the disagreement; the synth check catches it made in both, from the PDF.
 """
 
 from __future__ import annotations
@@ -56,7 +62,8 @@ def bundles(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def
     simulate(ws, seed=5, n_docs=1, n_rows=8)
     run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus", do_rescore=False)
     [doc] = [p for p in (root / "consensus").iterdir() if p.is_dir()]
-    return {"synth": root / "synth", "degrade": root / "degrade", "consensus": doc}
+    synth("unclaimed_property", out=root / "synth-table", seed=4, records=70)
+    return {"synth": root / "synth", "synth-table": root / "synth-table", "degrade": root / "degrade", "consensus": doc}
 
 
 def any_entry(entry: dict) -> bool:
@@ -80,3 +87,99 @@ def test_a_moved_box_is_reported_from_a_fresh_interpreter(bundles, pipeline, tmp
     assert problems, f"the moved box at {moved} went unnoticed"
     # the problem names the moved box or its field entry
     assert any(p.startswith(moved) or moved.startswith(p + "/") for p, _ in problems), problems
+
+
+def _records_field(expected: dict) -> str:
+    return next(k for k, v in expected.items() if isinstance(v, list) and v and isinstance(v[0], dict))
+
+
+def change_value(gt: dict, *, both: bool) -> None:
+    """Append "X" to the first string value with a box in a record (in `expected`, and with `both` its entry too)."""
+    entry = next(f for f in gt["fields"] if f["path"].count("/") == 3 and isinstance(f["readings"][0]["value"], str)
+                 and f["readings"][0]["evidence"] and f["readings"][0]["evidence"][0].get("box")
+                 and f["trust"] in ("constructed", "agreed"))
+    _, field, row, name = entry["path"].split("/")
+    gt["expected"][field][int(row)][name] += "X"
+    if both:
+        entry["readings"][0]["value"] += "X"
+
+
+def drop_record(gt: dict, *, both: bool) -> None:
+    """Drop the last record from `expected` (and with `both` its field entries too)."""
+    field = _records_field(gt["expected"])
+    last = len(gt["expected"][field]) - 1
+    gt["expected"][field].pop()
+    if both:
+        gt["fields"] = [f for f in gt["fields"] if not f["path"].startswith(f"/{field}/{last}/")]
+
+
+def change_page(folder: Path) -> None:
+    """Write a word on the last page of the PDF (its recorded hash then no longer matches)."""
+    import pymupdf
+
+    with pymupdf.open(folder / "document.pdf") as doc:
+        doc[-1].insert_text((40, 40), "tampered")
+        data = doc.tobytes()
+    (folder / "document.pdf").write_bytes(data)
+
+
+@pytest.mark.parametrize("pipeline", ["synth", "synth-table", "degrade", "consensus"])
+@pytest.mark.parametrize("tamper", ["value", "page", "record"])
+def test_a_tampered_bundle_is_caught(bundles, pipeline, tamper, tmp_path):  # type: ignore[no-untyped-def]
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / pipeline
+    shutil.copytree(bundles[pipeline], folder)
+    assert check_bundle(folder) == []
+    both = pipeline.startswith("synth")
+    gt = json.loads((folder / "gt.json").read_text())
+    if tamper == "page":
+        change_page(folder)
+    else:
+        (change_value if tamper == "value" else drop_record)(gt, both=both)
+        (folder / "gt.json").write_text(json.dumps(gt))
+    problems = [str(p) for p in check_bundle(folder)]
+    assert problems, f"{tamper} tampering went unnoticed"
+    if tamper == "page":
+        assert any("/document/sha256: does not match document.pdf" in p for p in problems), problems
+    elif both and tamper == "record":
+        assert any("unexpected text" in p for p in problems), problems  # the dropped record's words are unclaimed
+
+
+def test_a_changed_value_in_the_pdf_is_named(bundles, tmp_path):  # type: ignore[no-untyped-def]
+    """The synth table check reports a value changed in the truth with the value's JSON Pointer."""
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["synth-table"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    gt["expected"]["properties"][40]["holder"] += "X"
+    entry = next(f for f in gt["fields"] if f["path"] == "/properties/40/holder")
+    entry["readings"][0]["value"] += "X"
+    (folder / "gt.json").write_text(json.dumps(gt))
+    problems = check_bundle(folder)
+    assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
+    assert "not found" in problems[0].message
+
+
+def test_records_drawn_over_each_other_are_caught():
+    """The row order check of the layout-free synth check: a record that begins above the end of the one before."""
+    import numpy as np
+
+    from gtkit.synth.layout import Item
+    from gtkit.synth.verify import _row_order
+
+    values = [("/r/0/a", 0, 0, "x", "x"), ("/r/1/a", 1, 0, "y", "y")]
+    region = (0.0, 0.0, 100.0, 100.0)
+    chrome = Item(None, "head", None, region, 0)
+    good = np.array([[0, 0, 10, 5], [0, 10, 10, 15], [0, 20, 10, 25]], dtype=float)
+    bad = np.array([[0, 0, 10, 5], [0, 10, 10, 15], [20, 8, 30, 13]], dtype=float)
+    for coords, n_problems in ((good, 0), (bad, 1)):
+        found = _row_order(0, coords, [chrome, 0, 1], values, np.array([0, 1]), [region] * 3, [0, 1, 2], 1, 3,
+                           by_column=False)
+        assert len(found) == n_problems
+    assert "record 1 is drawn over or above record 0" in found[0].message

@@ -436,3 +436,25 @@ def test_bad_citation_is_the_documented_rule(box, page):
     x0, y0, x1, y1 = box
     want = page > 3 or not (all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in box) and x0 < x1 and y0 < y1)
     assert bad_citation({"page": page, "box": tuple(box)}, 3) == want
+
+
+@FUZZ
+@given(fields=mutated(ENTRIES))
+def test_records_of_parsed_entries_is_never_laxer(fields):  # type: ignore[no-untyped-def]
+    """`records_of` (the entries of a bundle read as parsed JSON, as records) accepts only what the models accept,
+    with the same values."""
+    from pydantic import ValidationError
+
+    from gtkit.format.decode import records_of
+    from gtkit.format.writer import FIELD_ENTRIES
+
+    records = records_of(copy.deepcopy(fields))
+    if records is None:
+        return
+    try:
+        models = FIELD_ENTRIES.validate_python(copy.deepcopy(fields))
+    except ValidationError as e:
+        raise AssertionError(f"records_of accepted what the models refuse: {e}") from None
+    for rec, model, raw in zip(records, models, fields):
+        assert rec.path == model.path
+        assert same_cell(TruthCell.of_record(rec), TruthCell.of_dict(raw)), (rec, raw)

@@ -327,3 +327,91 @@ def test_rotate_270_agrees_with_pdftotext(tmp_path, monkeypatch, capsys):  # typ
                       if x0 - 0.003 < (w[0] + w[2]) / 2 < x1 + 0.003 and y0 - 0.003 < (w[1] + w[3]) / 2 < y1 + 0.003]
             text = family.display(f.path.rsplit("/", 1)[-1], f.readings[0].value)
             assert "".join(inside) == "".join(text.split()), (f.path, inside)
+
+
+# gtkit check of the table families: without split rows the layout-free check (`gtkit.synth.verify`), with them the
+# layout's; either way a tampered bundle is caught.
+
+def _no_layout(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Make laying the document out again an error: the check must not need it."""
+    import gtkit.synth.layout as layout
+
+    def refuse(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("the check laid the document out again")
+
+    monkeypatch.setattr(layout, "plan_document", refuse)
+
+
+def _no_verify(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gtkit.synth.check as synth_check
+
+    def refuse(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("a family that splits rows was checked without its layout")
+
+    monkeypatch.setattr(synth_check, "verify_synth_bundle", refuse)
+
+
+@pytest.mark.parametrize("fam", ["holdings_13f", "adverse_events"])
+@pytest.mark.parametrize("tamper", ["box", "value", "record"])
+def test_check_of_a_table_family_catches_tampering(bundles, fam, tamper, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    from gtkit.check import check_bundle
+    from test_check_pipelines import change_value, drop_record, move_box
+
+    (_no_layout if fam == "holdings_13f" else _no_verify)(monkeypatch)  # two-level header / split rows, rotated
+    folder = tmp_path / fam
+    shutil.copytree(bundles[fam], folder)
+    assert check_bundle(folder) == []
+    if tamper == "box":
+        moved = move_box(folder / "gt.json", lambda e: e["path"].count("/") == 3)
+        problems = check_bundle(folder)
+        assert problems and all(moved.startswith(p.pointer + "/") for p in problems), problems
+        return
+    gt = json.loads((folder / "gt.json").read_text())
+    (change_value if tamper == "value" else drop_record)(gt, both=True)
+    (folder / "gt.json").write_text(json.dumps(gt))
+    problems = [str(p) for p in check_bundle(folder)]
+    assert problems, f"{tamper} tampering went unnoticed"
+    said = ("unexpected text" if tamper == "record" else "not found", "pages, the layout made")
+    assert any(s in p for p in problems for s in said), problems
+
+
+def test_check_reads_the_group_titles(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """The layout-free check expects the header's group titles on every page: one the PDF does not show is named."""
+    from gtkit.check import check_bundle
+
+    folder = copy_family(tmp_path, monkeypatch, "holdings_13f", "h13_groups")
+    assert run_synth("h13_groups", 12, tmp_path / "b") == 0
+    _no_layout(monkeypatch)
+    assert check_bundle(tmp_path / "b") == []
+    toml = (folder / "layout.toml").read_text()
+    (folder / "layout.toml").write_text(toml.replace('title = "COLUMN 2"', 'title = "COLUMN TWO"', 1))
+    family_mod._cached.cache_clear()
+    problems = [str(p) for p in check_bundle(tmp_path / "b")]
+    assert any("chrome text 'COLUMN TWO' not found" in p for p in problems), problems
+
+
+def test_check_of_a_rotated_family_without_split_rows(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """/Rotate 90 and no split rows: the layout-free check maps the words to the page as viewed, as synth does."""
+    from gtkit.check import check_bundle
+    from test_check_pipelines import move_box
+
+    folder = copy_family(tmp_path, monkeypatch, "adverse_events", "ae_whole")
+    toml = (folder / "family.toml").read_text()
+    (folder / "family.toml").write_text(toml.replace("allow_split = true", "allow_split = false"))
+    out = tmp_path / "b"
+    assert run_synth("ae_whole", 40, out) == 0
+    with pymupdf.open(out / "document.pdf") as doc:
+        assert {p.rotation for p in doc} == {90} and doc.page_count > 1
+    _no_layout(monkeypatch)
+    assert check_bundle(out) == []
+    moved = move_box(out / "gt.json", lambda e: e["path"].count("/") == 3)
+    problems = check_bundle(out)
+    assert problems and all(moved.startswith(p.pointer + "/") for p in problems), problems
+
+
+def run_synth(family: str, records: int, out: Path) -> int:
+    try:
+        main(["synth", "--family", family, "--records", str(records), "--seed", "2", "--out", str(out)])
+    except SystemExit as e:
+        return int(e.code or 0)
+    return 0

@@ -46,6 +46,7 @@ from gtkit.cli import consensus as _consensus  # noqa: E402,F401
 from gtkit.cli import demo as _demo  # noqa: E402,F401
 from gtkit.cli import dataset as _dataset  # noqa: E402,F401
 from gtkit.cli import build as _build  # noqa: E402,F401
+from gtkit.cli import review as _review  # noqa: E402,F401
 
 
 def _exit_interrupted() -> None:

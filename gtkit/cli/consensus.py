@@ -35,7 +35,7 @@ def consensus(
 
 @app.command()
 def adjudicate(
-    dataset: Path = typer.Argument(..., help="A consensus output folder."),
+    dataset: Path = typer.Argument(..., help="A consensus output folder, or any dataset or bundle to correct."),
     decisions: Path = typer.Option(..., "--decisions", help="decisions.jsonl: one decision per line."),
     who: str = typer.Option(None, "--who", help="Who decided, for lines that do not say."),
     now: bool = typer.Option(False, "--now", help="Stamp lines that carry no 'when' with the current UTC time."),
@@ -44,7 +44,8 @@ def adjudicate(
     from gtkit.consensus.adjudicate import adjudicate as run
 
     n, left = run(dataset, decisions, who=who, now=now)
-    typer.echo(f"{n} decision(s) applied; {left} item(s) left in the queue")
+    typer.echo(f"{n} decision(s) applied; {left} item(s) left in the queue" if left is not None else
+               f"{n} decision(s) applied; each corrected bundle records them in provenance.parameters.corrections")
 
 
 @app.command()

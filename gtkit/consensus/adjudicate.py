@@ -1,4 +1,4 @@
-"""`gtkit adjudicate`: a person's decisions taken back into a consensus dataset.
+"""`gtkit adjudicate`: a person's decisions taken back into a consensus dataset, or into any other dataset or bundle.
 
 decisions.jsonl (see `decisions` for every action and its keys), one decision per line:
 
@@ -18,6 +18,11 @@ is the current time only with --now, so the same inputs give the same bytes.
 Every line is parsed by its action's model, then every decision is checked against the
 dataset, before anything is written; the dataset is replaced as a whole (staged with hard
 links), so a bad line leaves it untouched.
+
+On a dataset or bundle that is not a consensus output (synth, degrade, imported: no queue.jsonl) the same
+decisions correct any cell: `edit`, `null`, a drawn `box`, or `accept` of an alternate reading make it
+`human`; `accept` of the first reading without a box confirms it and changes nothing. Each decision is
+recorded in the bundle's `provenance.parameters.corrections` (`gtkit.corrections`) instead of audit.jsonl.
 """
 
 from __future__ import annotations
@@ -33,25 +38,48 @@ from typing import Any
 from gtkit.consensus.decisions import Accept, Box, Decision, Edit, Reject, WithEvidence, read_decisions
 from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
+from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
-from gtkit.format import Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, read_bundle, read_index, write_dataset
+from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
+                          read_index, write_bundle_output, write_dataset)
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 
-def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False) -> tuple[int, int]:
-    """Apply every decision; returns (decisions applied, items left in the queue)."""
+def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None,
+               now: bool = False) -> tuple[int, int | None]:
+    """Apply every decision; returns (decisions applied, items left in the queue, or None for a dataset that is
+    not a consensus output)."""
     dataset = Path(dataset)
-    if not (dataset / QUEUE_NAME).is_file():
-        raise GtkitError(f"not a consensus output ({QUEUE_NAME} is missing)", dataset)
+    require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
-    session = _Session(dataset, Path(decisions_path), who, stamp)
+    session = Session(dataset, Path(decisions_path), who, stamp)
     for lineno, d in decisions:
         session.apply(lineno, d)
     session.validate()
     fields = {doc_id: session.fields_in_order(doc_id) for doc_id, doc in session.docs.items() if doc.changed}
     return session.write(fields)
+
+
+def is_consensus_output(dataset: Path) -> bool:
+    return (Path(dataset) / QUEUE_NAME).is_file()
+
+
+def require_reviewable(dataset: Path) -> None:
+    """A consensus output, a dataset or a bundle; anything else is one GtkitError."""
+    dataset = Path(dataset)
+    if not (is_consensus_output(dataset) or is_dataset(dataset) or (dataset / GT_NAME).is_file()):
+        raise GtkitError(f"not a consensus output, a dataset or a bundle (no {QUEUE_NAME}, dataset.jsonl or "
+                         f"{GT_NAME})", dataset)
+
+
+def bundle_entries(dataset: Path) -> dict[str, DatasetEntry]:
+    """doc id -> index entry of a dataset's bundles, or of the one bundle a bundle folder is (path ".")."""
+    if is_dataset(dataset):
+        return {e.doc_id: e for e in read_index(dataset)}
+    b = read_bundle(dataset)
+    return {b.doc_id: DatasetEntry(doc_id=b.doc_id, path=".")}
 
 
 @dataclass
@@ -73,7 +101,10 @@ class _Document:
 
 
 @dataclass
-class _Session:
+class Session:
+    """Decisions checked and applied in memory, one at a time, against a consensus dataset (`gtkit review`
+    checks each decision with it before appending the line); `write` replaces the dataset."""
+
     dataset: Path
     decisions_path: Path
     who: str | None
@@ -86,10 +117,12 @@ class _Session:
     audit: list[dict[str, Any]] = field(default_factory=list)      # the lines added
 
     def __post_init__(self) -> None:
-        self.entries = {e.doc_id: e for e in read_index(self.dataset)}
-        self.queue = [item for _, item in read_jsonl(self.dataset / QUEUE_NAME)]
+        self.consensus = is_consensus_output(self.dataset)
+        self.entries = bundle_entries(self.dataset)
+        self.queue = [item for _, item in read_jsonl(self.dataset / QUEUE_NAME)] if self.consensus else []
         self.queue_by_id = {q["id"]: q for q in self.queue}
-        self.old_audit = [item for _, item in read_jsonl(self.dataset / AUDIT_NAME, missing_ok=True)]
+        self.old_audit = [item for _, item in read_jsonl(self.dataset / AUDIT_NAME, missing_ok=True)] \
+            if self.consensus else []
 
     def fail(self, line: int, message: str) -> GtkitError:
         return GtkitError(f"line {line}: {message}", self.decisions_path)
@@ -130,6 +163,14 @@ class _Session:
         """A decision on a cell: its readings and trust change in place, `expected` with them."""
         if isinstance(d, Reject):
             raise self.fail(n, "reject is for extra records; use null to clear a cell")
+        if not self.consensus:
+            if d.trust not in (None, "human"):
+                raise self.fail(n, f"a correction makes a cell 'human', not {d.trust!r}")
+            if isinstance(d, Box) and d.accept_box:
+                raise self.fail(n, f"{cid}: accept_box is for a consensus output; confirm a cell with accept")
+            if isinstance(d, Accept) and not d.candidate and d.system is None and d.given_evidence() is None \
+                    and entry["trust"] != "pending":
+                return   # a confirmation: the value, its evidence and its trust stay as they are
         if isinstance(d, Box):
             if entry["trust"] == "pending":
                 raise self.fail(n, f"{cid} is still contested: settle its value first")
@@ -145,7 +186,7 @@ class _Session:
             return
         if isinstance(d, Accept):
             value, evidence = self.candidate(n, entry, q, d)
-            trust = "adjudicated"
+            trust = "adjudicated" if self.consensus or entry["trust"] == "pending" else "human"
         else:
             value, evidence, trust = (d.value if isinstance(d, Edit) else None), [], "human"
         assert isinstance(d, WithEvidence)
@@ -179,7 +220,7 @@ class _Session:
     def candidate(self, n: int, entry: dict[str, Any], q: dict[str, Any] | None, d: Accept) -> tuple[Any, list]:
         """The value (and its evidence) an accept takes: a system's vote, or a reading by index."""
         readings = entry["readings"]
-        if q is None and entry["trust"] in ("human", "adjudicated"):
+        if self.consensus and q is None and entry["trust"] in ("human", "adjudicated"):
             raise self.fail(n, f"{d.cell_id} is already decided (by an earlier adjudication, see audit.jsonl); "
                                "use edit, null or box to change it again")
         if d.system is not None:
@@ -231,12 +272,12 @@ class _Session:
             doc.fields[pointer] = field_entry(pointer, [{"value": value, "evidence": []}], list(leaf.leniencies), trust)
         return {"row": None}, {"row": clean, "path": prefix}
 
-    def validate(self) -> None:
-        """Every revised document's `expected` against its schema before anything is written: a decision that
-        leaves it invalid (a null where the schema forbids one, a value of the wrong type) is refused, naming
-        the decision's line."""
+    def validate(self, only: str | None = None) -> None:
+        """Every revised document's `expected` (or only document `only`'s) against its schema before anything is
+        written: a decision that leaves it invalid (a null where the schema forbids one, a value of the wrong
+        type) is refused, naming the decision's line."""
         for doc_id, doc in self.docs.items():
-            if not doc.changed:
+            if not doc.changed or (only is not None and doc_id != only):
                 continue
             for pointer, message in validation_errors(doc.bundle.schema, doc.expected):
                 related = [n for path, n in doc.lines.items()
@@ -254,8 +295,10 @@ class _Session:
             out.append(doc.fields[pointer])
         return out
 
-    def write(self, fields: dict[str, list[dict[str, Any]]]) -> tuple[int, int]:
+    def write(self, fields: dict[str, list[dict[str, Any]]]) -> tuple[int, int | None]:
         """The revised dataset (a hard-linked copy whose rewritten files replace their links), swapped in."""
+        if not self.consensus:
+            return self.write_corrections(fields)
         left = [q for q in self.queue if q["id"] not in self.settled]
         draw = [x for _, x in read_jsonl(self.dataset / DRAW_NAME, missing_ok=True)
                 if f"{x['doc']}#{x['path']}" not in self.boxed]
@@ -265,14 +308,47 @@ class _Session:
                 if doc_id not in fields:
                     revised.adopt(entry.path, entry)
                     continue
-                b = self.docs[doc_id].bundle
-                envelope = Envelope.of(b.gt, b.schema)
-                envelope.expected = self.docs[doc_id].expected
-                revised.bundle(doc_id, entry.path).write(envelope, fields[doc_id])
+                revised.bundle(doc_id, entry.path).write(self.envelope(doc_id), fields[doc_id])
             revised.write_file(QUEUE_NAME, jsonl(left))
             revised.write_file(DRAW_NAME, jsonl(draw))
             revised.write_file(AUDIT_NAME, jsonl(self.old_audit + self.audit))
         return len(self.audit), len(left)
+
+    def envelope(self, doc_id: str) -> Envelope:
+        """A revised document's envelope (for a dataset that is not a consensus output, with its corrections
+        appended to `provenance.parameters.corrections`)."""
+        doc = self.docs[doc_id]
+        envelope = Envelope.of(doc.bundle.gt, doc.bundle.schema)
+        envelope.expected = doc.expected
+        if not self.consensus:
+            params = dict(envelope.provenance.get("parameters") or {})
+            params[CORRECTIONS] = recorded(params) + [
+                correction_record(a["path"], a["action"], a["who"], a["when"], a["note"],
+                                  a["before"]["readings"][0]["value"], a["after"]["readings"][0]["value"])
+                for a in self.audit if a["doc"] == doc_id]
+            envelope.provenance["parameters"] = params
+        return envelope
+
+    def write_corrections(self, fields: dict[str, list[dict[str, Any]]]) -> tuple[int, None]:
+        """A dataset or bundle that is not a consensus output, revised the same way (a hard-linked copy, the
+        corrected bundles rewritten by the bundle writer) and swapped in as a whole; nothing decided, nothing
+        written."""
+        if not fields:
+            return 0, None
+        if not is_dataset(self.dataset):
+            (doc_id,) = fields
+            with write_bundle_output(self.dataset, force=True) as bundle:
+                shutil.copytree(self.dataset, bundle.folder, copy_function=os.link, dirs_exist_ok=True)
+                bundle.write(self.envelope(doc_id), fields[doc_id])
+            return len(self.audit), None
+        with write_dataset(self.dataset, force=True) as revised:
+            shutil.copytree(self.dataset, revised.stage, copy_function=os.link, dirs_exist_ok=True)
+            for doc_id, entry in self.entries.items():
+                if doc_id in fields:
+                    revised.bundle(doc_id, entry.path).write(self.envelope(doc_id), fields[doc_id])
+                else:
+                    revised.adopt(entry.path, entry)
+        return len(self.audit), None
 
 
 def node_at(root: Node, pointer: str) -> Node | None:

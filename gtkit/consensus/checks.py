@@ -101,14 +101,14 @@ def check_consensus_bundle(bundle: Bundle) -> list[Problem]:
     problems: list[Problem] = []
     words = PageWords(bundle.path / PDF_NAME)
     try:
-        for i, entry in enumerate(bundle.field_dicts()):
-            if entry["trust"] not in TRUSTS:
-                problems.append(Problem(g, f"/fields/{i}/trust", f"{entry['trust']!r} is not a consensus trust level"))
-            if entry["trust"] not in CITED:
+        for i, entry in enumerate(bundle.field_entries()):
+            if entry.trust not in TRUSTS:
+                problems.append(Problem(g, f"/fields/{i}/trust", f"{entry.trust!r} is not a consensus trust level"))
+            if entry.trust not in CITED:
                 continue
-            for r, reading in enumerate(entry["readings"]):
-                for e, ev in enumerate(reading.get("evidence") or ()):
-                    why = box_problem(words, ev["page"], ev.get("box"), reading["value"])
+            for r, reading in enumerate(entry.readings):
+                for e, ev in enumerate(reading.evidence):
+                    why = box_problem(words, ev.page, None if ev.box is None else list(ev.box), reading.value)
                     if why:
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/box", why))
     finally:

@@ -1,4 +1,4 @@
-"""decisions.jsonl: a person's decisions on a consensus dataset, one typed model per action.
+"""decisions.jsonl: a person's decisions on a consensus dataset (or corrections of any other), one model per action.
 
 Every line names a cell by `id` (`<doc>#<JSON Pointer>`, as in queue.jsonl) or by `doc` and `path`,
 and carries `action`; the other keys depend on the action:
@@ -136,8 +136,10 @@ class _Action(Strict):
 
 def read_decisions(path: Path) -> list[tuple[int, Decision]]:
     """(line number, decision) for every line of decisions.jsonl, each parsed by its action's model."""
-    out = []
-    for lineno, item in read_jsonl(path):
-        action = parse(_Action, item, path, line=lineno).action
-        out.append((lineno, parse(MODELS[action], item, path, line=lineno)))
-    return out
+    return [(lineno, parse_decision(item, path, lineno)) for lineno, item in read_jsonl(path)]
+
+
+def parse_decision(item: Any, path: Path, lineno: int) -> Decision:
+    """One line of decisions.jsonl (a JSON object) parsed by its action's model; errors name the file and line."""
+    action = parse(_Action, item, path, line=lineno).action
+    return parse(MODELS[action], item, path, line=lineno)

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 import numpy as np
 
 from gtkit.check import Problem
-from gtkit.degrade.fit import keeps_inside
+from gtkit.corrections import HUMAN, original_expected
+from gtkit.degrade.fit import EDGE_TOL
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
 TOLERANCE = 1e-9
 
 
 def check_degraded(bundle: Bundle) -> list[Problem]:
-    """A recorded homography per page; every box the clamped axis-aligned box of its quad; P1 tagged;
-    a parent recorded; and a PDF without a text layer."""
+    """A recorded homography per page; every box the clamped axis-aligned box of its quad, every quad on the page
+    (`keeps_inside` of `gtkit.degrade.fit`, applied to all quads at once); P1 tagged; a parent recorded; and a PDF
+    without a text layer. A cell a person corrected (trust `human`, see `gtkit.corrections`) is their
+    word: a box they drew on the degraded page has no quad."""
     import pymupdf
 
     gt = bundle.gt
@@ -36,24 +42,49 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
                 ok = False
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
-    for i, f in enumerate(bundle.field_dicts()):
-        for r, reading in enumerate(f["readings"]):
-            for e, ev in enumerate(reading.get("evidence") or ()):
-                at = f"/fields/{i}/readings/{r}/evidence/{e}"
-                box, quad = ev.get("box"), ev.get("quad")
-                if box is not None and quad is None:
-                    problems.append(Problem(g, at + "/quad", "a degraded box needs its quad"))
-                if quad is not None and not keeps_inside(np.eye(3), np.asarray(quad, dtype=float)):
-                    problems.append(Problem(g, at + "/quad", "leaves the page: the degraded page no longer shows "
-                                                             "all of this value"))
-                if box is not None and quad is not None:
-                    q = np.asarray(quad, dtype=float)
-                    want = np.clip([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], 0.0, 1.0)
-                    if np.abs(np.asarray(box) - want).max() > TOLERANCE:
-                        problems.append(Problem(g, at + "/box", "is not the axis-aligned box around its quad"))
+    problems.extend(_box_problems(bundle, g))
+    trust = {f.path: f.trust for f in bundle.field_entries()}
+    problems += [Problem(g, pointer, message)
+                 for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
     with pymupdf.open(bundle.path / PDF_NAME) as doc:
         for page in doc:
             if page.get_text("words"):
                 problems.append(Problem(str(bundle.path / PDF_NAME), "", f"page {page.number + 1} has a text layer"))
                 break
     return problems
+
+
+def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
+    """Every box with its quad, every quad on the page, every box the clamped axis-aligned box of its quad:
+    the evidence gathered in one pass, then checked as arrays, problems in evidence order."""
+    entries = bundle.field_entries()
+    evidence = [ev for f in entries for reading in f.readings for ev in reading.evidence]
+    quads = list(map(attrgetter("quad"), evidence))
+    boxes = [_NAN_BOX if b is None else b for b in map(attrgetter("box"), evidence)]
+    has_quad = np.fromiter((q is not None for q in quads), bool, len(quads))
+    bad = {int(k): [(0, "/quad", "a degraded box needs its quad")]
+           for k in np.nonzero(~has_quad)[0] if evidence[k].box is not None}
+    if has_quad.any():
+        at = np.nonzero(has_quad)[0]
+        with_quad = [quads[k] for k in at] if len(at) < len(quads) else quads
+        q = np.fromiter(chain.from_iterable(chain.from_iterable(with_quad)), float, 8 * len(at)).reshape(-1, 4, 2)
+        b = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)[at]
+        off_page = ~(np.isfinite(q).all(axis=(1, 2)) & (q >= -EDGE_TOL).all(axis=(1, 2))
+                     & (q <= 1 + EDGE_TOL).all(axis=(1, 2)))
+        want = np.clip(np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1), 0.0, 1.0)
+        with np.errstate(invalid="ignore"):
+            not_aabb = ~np.isnan(b[:, 0]) & (np.abs(b - want).max(axis=1) > TOLERANCE)
+        for k in np.nonzero(off_page)[0]:
+            bad.setdefault(int(at[k]), []).append(
+                (1, "/quad", "leaves the page: the degraded page no longer shows all of this value"))
+        for k in np.nonzero(not_aabb)[0]:
+            bad.setdefault(int(at[k]), []).append((2, "/box", "is not the axis-aligned box around its quad"))
+    if not bad:
+        return []
+    where = [(i, r, e) for i, f in enumerate(entries) for r, reading in enumerate(f.readings)
+             for e in range(len(reading.evidence))]  # (entry, reading, evidence) of each evidence, to name it
+    return [Problem(g, "/fields/{}/readings/{}/evidence/{}".format(*where[k]) + key, message)
+            for k in sorted(bad) if entries[where[k][0]].trust != HUMAN for _, key, message in sorted(bad[k])]
+
+
+_NAN_BOX = (np.nan,) * 4

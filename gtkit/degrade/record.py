@@ -97,6 +97,7 @@ class DegradeParameters(Strict):
     dpi: Annotated[int, Field(strict=True, ge=36, le=1200)]
     recipe: Recipe
     pages: list[PagePlan] = Field(min_length=1)
+    corrections: list[dict[str, Any]] | None = None   # a person's corrections (gtkit.corrections), not replayed
 
     @model_validator(mode="after")
     def _pages_follow_the_recipe(self) -> DegradeParameters:

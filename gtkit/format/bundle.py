@@ -15,9 +15,9 @@ from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file, read_json_bytes
-from gtkit.format.decode import FieldRecord, decode_ground_truth
-from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, GroundTruth, upgrade_fields
-from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
+from gtkit.format.decode import FieldRecord, decode_ground_truth, records_of
+from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, FieldEntry, GroundTruth, upgrade_fields
+from gtkit.format.writer import FIELD_ENTRIES, GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
 from gtkit.schema import check_schema
 from gtkit.typed import validation_message
 from gtkit.workers import Pool, Task, run_inline
@@ -116,6 +116,17 @@ class Bundle:
         if self.raw_fields is not None:
             return self.raw_fields
         return [f.model_dump(mode="json") for f in self.gt.fields]
+
+    def field_entries(self) -> list[FieldRecord] | list[FieldEntry]:
+        """The field entries, validated, read by attribute (`entry.readings[0].evidence[0].page`): the decoded
+        records, else the models (of `gt.fields`, or made from `raw_fields`, as records where the fast records
+        take them)."""
+        if self.records is not None:
+            return self.records
+        if self.raw_fields is not None:
+            records = records_of(self.raw_fields)
+            return records if records is not None else FIELD_ENTRIES.validate_python(self.raw_fields)
+        return self.gt.fields
 
     @property
     def doc_id(self) -> str:

@@ -29,13 +29,14 @@ from gtkit.synth.chrome import geometry, lay_chrome
 from gtkit.synth.columns import lay_columns
 from gtkit.synth.layout_toml import Columns, Layout, Table, read_layout
 from gtkit.synth.plan import Item, PagePlan, Plan, Run, chrome_and_header
-from gtkit.synth.table import lay_table
+from gtkit.synth.table import TablePacker, lay_table
 from gtkit.synth.text import register_fonts
 
 if TYPE_CHECKING:
     from gtkit.synth.family import Family
 
-__all__ = ["Columns", "Item", "Layout", "Plan", "Run", "Table", "chrome_and_header", "plan_document", "read_layout"]
+__all__ = ["Columns", "Item", "Layout", "Plan", "Run", "Table", "body_columns", "chrome_and_header", "drawing_order",
+           "page_chrome", "plan_document", "read_layout"]
 
 
 def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
@@ -56,3 +57,41 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
     groups = family.renderer == "table" and bool(family.layout.table.groups)
     return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts, parts, split,
                 groups, family.rotate)
+
+
+def page_chrome(family: Family, expected: dict[str, Any], pages: int) -> list[list[Item]]:
+    """The chrome items of every page of a `pages`-page document (running lines, then a table's column header,
+    its group titles included), as `plan_document` lays them out, without laying out the records."""
+    fonts = register_fonts(family.layout)
+    content, body_box = geometry(family)
+    context = {k: v for k, v in expected.items() if k != family.records_field}
+    header = TablePacker(family, fonts, body_box).header_items if family.renderer == "table" else []
+    out = []
+    for p in range(pages):
+        pp = PagePlan(header_items=header)
+        lay_chrome(family, context, fonts, p, pages, content, pp)
+        out.append(chrome_and_header(pp, p)[1])
+    return out
+
+
+def body_columns(family: Family) -> tuple[list[tuple[float, float]], tuple[float, float, float, float]]:
+    """The body's columns as (left, right) in points, and the body box: a table's columns, in the order of
+    `[table] columns`, or the columns records are packed into (renderer `columns`)."""
+    _, body_box = geometry(family)
+    if family.renderer == "table":
+        edges = TablePacker(family, register_fonts(family.layout), body_box).edges
+        return list(zip(edges[:-1], edges[1:])), body_box
+    spec = family.layout.columns
+    assert spec is not None
+    x0, _, x1, _ = body_box
+    col_w = (x1 - x0 - spec.gutter * (spec.count - 1)) / spec.count
+    return [(x0 + c * (col_w + spec.gutter), x0 + c * (col_w + spec.gutter) + col_w) for c in range(spec.count)], body_box
+
+
+def drawing_order(family: Family) -> list[str]:
+    """A record's fields in the order they are drawn: a table's columns, or a columns block's lines."""
+    if family.renderer == "table":
+        assert family.layout.table is not None
+        return [c.field for c in family.layout.table.columns]
+    assert family.layout.columns is not None
+    return [name for line in family.layout.columns.lines for name in line]

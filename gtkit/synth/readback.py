@@ -27,6 +27,7 @@ column/cell; no two words overlapping; every font embedded.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,7 +161,7 @@ def page_words(doc: pymupdf.Document, p: int) -> PageWords:
     page = doc[p]
     rect = page.rect
     words = page.get_text("words", sort=False)
-    coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
+    coords = np.fromiter(chain.from_iterable(w[:4] for w in words), float, 4 * len(words)).reshape(-1, 4)
     if page.rotation:
         coords = viewer_boxes(coords, page.rotation_matrix)
     return PageWords(size=(float(rect.width), float(rect.height)),
@@ -186,7 +187,6 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
     n_items = len(items)
     cursor = plan.pages[0].first_item if plan.pages else 0
     record_page: dict[int, int] = {}
-    cl, ct, cr, cb = plan.content
     fonts_seen: set[tuple[str, str]] = set()
 
     for p, page in enumerate(pages):
@@ -219,22 +219,11 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
                 failed = True
                 break
             # consume the words spelling the item (whitespace removed, characters compared exactly)
-            target = item.chars
-            if k < n and texts[k] == target:
-                end = k + 1
-            else:
-                acc = ""
-                end = k
-                while end < n and len(acc) < len(target):
-                    acc += texts[end]
-                    end += 1
-                    if not target.startswith(acc):
-                        break
-                if acc != target:
-                    found = " ".join(texts[k : k + 6]) if k < n else "the end of the page"
-                    problems.append(SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}"))
-                    failed = True
-                    break
+            end = spelled_end(texts, k, item.chars)
+            if end is None:
+                problems.append(not_found(p, texts, k, item))
+                failed = True
+                break
             page_items.append(item)
             starts.append(k)
             if item.record is not None:
@@ -263,25 +252,8 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
             k = end
         if failed:
             break
-        counts = np.diff(np.array(starts + [n], dtype=np.int64))
-        regions = np.repeat(np.array([it.region for it in page_items], dtype=float).reshape(-1, 4), counts, axis=0)
-        owner = np.repeat(np.arange(len(page_items)), counts)
-
-        if n:
-            # clipping: each word inside its own column/cell region and inside the page margins
-            bad = (
-                (coords[:, 0] < regions[:, 0] - TOL) | (coords[:, 2] > regions[:, 2] + TOL)
-                | (coords[:, 1] < regions[:, 1] - TOL) | (coords[:, 3] > regions[:, 3] + TOL)
-                | (coords[:, 0] < cl - TOL) | (coords[:, 2] > cr + TOL)
-                | (coords[:, 1] < ct - TOL) | (coords[:, 3] > cb + TOL)
-            )
-            for w in np.nonzero(bad)[0][:20]:
-                it = page_items[owner[w]]
-                problems.append(SynthProblem(it.pointer or "", f"page {p + 1}: word {texts[w]!r} of {describe(it)} is clipped: "
-                                             f"box {[round(v, 1) for v in coords[w]]} outside its region {[round(v, 1) for v in it.region]}"))
-            for a, b in overlapping_pairs(coords)[:20]:
-                ia, ib = page_items[owner[a]], page_items[owner[b]]
-                problems.append(SynthProblem(ia.pointer or ib.pointer or "", f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) overlaps word {texts[b]!r} ({describe(ib)})"))
+        problems.extend(drawing_problems(p, texts, coords, [it.region for it in page_items], starts, plan.content,
+                                         page_items.__getitem__))
         if on_page is not None:
             on_page(p)
 
@@ -293,3 +265,55 @@ def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Lo
         if ext in ("n/a", ""):
             problems.append(SynthProblem("", f"font {name!r} is not embedded"))
     return out
+
+
+def spelled_end(texts: list[str], k: int, target: str) -> int | None:
+    """Where the words from `k` on that spell `target` end (whitespace removed, characters compared exactly),
+    or None when they do not spell it."""
+    n = len(texts)
+    if k < n and texts[k] == target:
+        return k + 1
+    acc = ""
+    end = k
+    while end < n and len(acc) < len(target):
+        acc += texts[end]
+        end += 1
+        if not target.startswith(acc):
+            break
+    return end if acc == target else None
+
+
+def not_found(p: int, texts: list[str], k: int, item: Item) -> SynthProblem:
+    found = " ".join(texts[k : k + 6]) if k < len(texts) else "the end of the page"
+    return SynthProblem(item.pointer or "", f"page {p + 1}: {describe(item)} not found, found {found!r}")
+
+
+def drawing_problems(p: int, texts: list[str], coords: np.ndarray, regions: list[tuple[float, float, float, float]],
+                     starts: list[int], content: tuple[float, float, float, float],
+                     item_at: Callable[[int], Item]) -> list[SynthProblem]:
+    """What is wrong with how page `p` (0-based) is drawn, its words (texts, boxes in points) owned by items
+    of `regions` from `starts` on (`item_at(j)`: the j-th item, to name it): a word outside its item's region
+    or the page margins (`content`) is clipped; two words must not overlap."""
+    problems: list[SynthProblem] = []
+    n = len(texts)
+    if not n:
+        return problems
+    cl, ct, cr, cb = content
+    counts = np.diff(np.array(starts + [n], dtype=np.int64))
+    regions = np.repeat(np.array(regions, dtype=float).reshape(-1, 4), counts, axis=0)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    # clipping: each word inside its own column/cell region and inside the page margins
+    bad = (
+        (coords[:, 0] < regions[:, 0] - TOL) | (coords[:, 2] > regions[:, 2] + TOL)
+        | (coords[:, 1] < regions[:, 1] - TOL) | (coords[:, 3] > regions[:, 3] + TOL)
+        | (coords[:, 0] < cl - TOL) | (coords[:, 2] > cr + TOL)
+        | (coords[:, 1] < ct - TOL) | (coords[:, 3] > cb + TOL)
+    )
+    for w in np.nonzero(bad)[0][:20]:
+        it = item_at(int(owner[w]))
+        problems.append(SynthProblem(it.pointer or "", f"page {p + 1}: word {texts[w]!r} of {describe(it)} is clipped: "
+                                     f"box {[round(v, 1) for v in coords[w]]} outside its region {[round(v, 1) for v in it.region]}"))
+    for a, b in overlapping_pairs(coords)[:20]:
+        ia, ib = item_at(int(owner[a])), item_at(int(owner[b]))
+        problems.append(SynthProblem(ia.pointer or ib.pointer or "", f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) overlaps word {texts[b]!r} ({describe(ib)})"))
+    return problems

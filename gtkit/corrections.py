@@ -1,0 +1,88 @@
+"""A person's corrections of a bundle that is not a consensus output, as its provenance records them.
+
+`gtkit adjudicate` on a synth, degrade or imported dataset rewrites each corrected cell (its value in
+`expected` and in its field entry, trust `human`, a drawn box as verified evidence) and appends one record per
+decision to `provenance.parameters.corrections`:
+
+    {"path": "/creditors/3/name", "action": "edit", "who": "ana", "when": "2026-11-30T15:02:19Z",
+     "note": null, "before": "BILLY WHITE", "after": "BILLY WHITE JR"}
+
+`before` is the cell's value before the decision (null when it was null or absent), `after` its value after.
+A pipeline's check (synth re-reads the PDF) takes a `human` cell as the person's word and checks every other
+cell as before: `original_expected` gives back the `expected` the pipeline wrote, so the check can re-plan
+and re-read the document from it; a record of a cell that is not `human` must leave its value as it was (a
+confirmation), or it is a problem.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from gtkit.normalize import value_key
+from gtkit.schema import split_pointer
+
+CORRECTIONS = "corrections"
+HUMAN = "human"
+
+
+def correction_record(path: str, action: str, who: str | None, when: str | None, note: str | None,
+                      before: Any, after: Any) -> dict[str, Any]:
+    """One record of `provenance.parameters.corrections`, in its key order."""
+    return {"path": path, "action": action, "who": who, "when": when, "note": note, "before": before, "after": after}
+
+
+def recorded(parameters: dict[str, Any] | None) -> list[Any]:
+    """The correction records of a bundle's `provenance.parameters` (an empty list when there are none)."""
+    value = (parameters or {}).get(CORRECTIONS)
+    return value if isinstance(value, list) else []
+
+
+def original_expected(expected: Any, parameters: dict[str, Any] | None,
+                      trust: dict[str, str]) -> tuple[Any, list[tuple[str, str]]]:
+    """(`expected` as the pipeline wrote it, problems as (JSON Pointer into gt.json, message)).
+
+    Every recorded correction of a `human` cell (`trust`: field path -> trust) is undone, latest first, so
+    the earliest `before` wins; a record of any other cell must leave the value as it was."""
+    original = copy.deepcopy(expected)
+    problems: list[tuple[str, str]] = []
+    records = recorded(parameters)
+    if CORRECTIONS in (parameters or {}) and not isinstance((parameters or {})[CORRECTIONS], list):
+        return original, [(f"/provenance/parameters/{CORRECTIONS}", "must be a list of correction records")]
+    for i in range(len(records) - 1, -1, -1):
+        rec, at = records[i], f"/provenance/parameters/{CORRECTIONS}/{i}"
+        if not (isinstance(rec, dict) and isinstance(rec.get("path"), str) and "before" in rec and "after" in rec):
+            problems.append((at, 'a correction record has "path", "before" and "after"'))
+            continue
+        path = rec["path"]
+        if path not in trust:
+            problems.append((at + "/path", f"{path} is not a cell of this bundle"))
+        elif trust[path] != HUMAN:
+            if value_key(rec["before"]) != value_key(rec["after"]):
+                problems.append((at, f"corrects {path}, whose trust is {trust[path]!r}, not 'human'"))
+        elif not _restore(original, path, rec["before"]):
+            problems.append((at + "/path", f"{path} is not a place in expected"))
+    return original, problems
+
+
+def _restore(doc: Any, pointer: str, value: Any) -> bool:
+    """Put `value` back at `pointer` (a null whose key is absent stays absent); False when the pointer has no
+    parent in `doc`."""
+    tokens = split_pointer(pointer)
+    if not tokens:
+        return False
+    cur = doc
+    try:
+        for t in tokens[:-1]:
+            cur = cur[int(t)] if isinstance(cur, list) else cur[t]
+        last = tokens[-1]
+        if isinstance(cur, list):
+            cur[int(last)] = value
+        elif isinstance(cur, dict):
+            if value is not None or last in cur:
+                cur[last] = value
+        else:
+            return False
+    except (KeyError, IndexError, ValueError, TypeError):
+        return False
+    return True

@@ -1,0 +1,134 @@
+"""The review web application (Starlette): the page, its script and style, the items, page images, decisions.
+
+Security model (the server listens on 127.0.0.1 only, see `serve`):
+
+- every request must carry the session's random token, else 403: as the `token` query parameter
+  for what the browser loads (the page, its script and style, the page images, the item JSON), and
+  as the `X-Gtkit-Token` header for a POST, the only requests that change anything; a POST with the
+  token in its URL only is refused too, so a page of another site cannot forge one (it cannot set
+  the header without the browser's CORS preflight, which this server never answers);
+- the Host header must name the loopback address (a DNS-rebinding page gets 403);
+- no asset comes from elsewhere: the script and style are files of this package, and the page's
+  Content-Security-Policy lets the browser load nothing but this server's own files.
+"""
+
+from __future__ import annotations
+
+import secrets
+from importlib.resources import files
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from gtkit.errors import GtkitError
+from gtkit.review.state import Review
+from gtkit.review.store import ChangedUnderUs
+
+STATIC = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
+LOOPBACK = ("127.0.0.1", "localhost")
+HEADER = "x-gtkit-token"
+# The browser itself refuses anything from elsewhere, inline scripts, framing, and sending the address on.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                               "connect-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def _asset(name: str) -> str:
+    return files("gtkit.review").joinpath("static", name).read_text(encoding="utf-8")
+
+
+class TokenGate:
+    """ASGI middleware: 403 for any request without the token (query for GET, header for POST) or from
+    a host name other than the loopback address."""
+
+    def __init__(self, app: Any, token: str):
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not self._allowed(scope):
+            await PlainTextResponse("forbidden: this review session needs its token", status_code=403)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _allowed(self, scope: dict) -> bool:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host", "").rsplit(":", 1)[0]
+        if host not in LOOPBACK:
+            return False
+        if scope["method"] == "POST":
+            given = headers.get(HEADER, "")
+        else:
+            given = (parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token") or [""])[0]
+        return secrets.compare_digest(given.encode(), self.token.encode())
+
+
+def create_app(review: Review, token: str) -> Any:
+    """The ASGI application, behind its token gate."""
+
+    def page(request: Request) -> Response:
+        html = _asset("review.html").replace("{{TOKEN}}", token)
+        return Response(html, media_type="text/html", headers={"Cache-Control": "no-store", **PAGE_HEADERS})
+
+    def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return PlainTextResponse("not found", status_code=404)
+        return Response(_asset(name), media_type=STATIC[name])
+
+    def state(request: Request) -> Response:
+        return JSONResponse(review.state())
+
+    def item(request: Request) -> Response:
+        try:
+            return JSONResponse(review.detail(request.path_params["i"]))
+        except GtkitError as e:
+            return JSONResponse({"error": str(e)}, status_code=404)
+
+    def image(request: Request) -> Response:
+        try:
+            png = review.page_png(request.path_params["doc"], request.path_params["page"])
+        except (KeyError, IndexError):
+            return PlainTextResponse("no such page", status_code=404)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+
+    async def decide(request: Request) -> Response:
+        try:
+            sent = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the request is not JSON"}, status_code=400)
+        if not isinstance(sent, dict) or not isinstance(sent.get("item"), int):
+            return JSONResponse({"error": 'a decision is an object with "item"'}, status_code=400)
+        i = sent.pop("item")
+        try:
+            return JSONResponse(await run_in_threadpool(review.decide, i, sent))
+        except ChangedUnderUs as e:
+            return JSONResponse({"error": str(e)}, status_code=409)
+        except GtkitError as e:
+            return JSONResponse({"error": str(e)}, status_code=400)
+
+    async def apply(request: Request) -> Response:
+        try:
+            return JSONResponse(await run_in_threadpool(review.apply))
+        except ChangedUnderUs as e:
+            return JSONResponse({"error": str(e)}, status_code=409)
+        except GtkitError as e:
+            return JSONResponse({"error": str(e)}, status_code=400)
+
+    routes = [
+        Route("/", page),
+        Route("/static/{name}", static),
+        Route("/api/state", state),
+        Route("/api/item/{i:int}", item),
+        Route("/page/{doc}/{page:int}.png", image),
+        Route("/api/decide", decide, methods=["POST"]),
+        Route("/api/apply", apply, methods=["POST"]),
+    ]
+    return TokenGate(Starlette(routes=routes), token)

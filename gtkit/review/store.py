@@ -1,0 +1,126 @@
+"""The dataset's decisions.jsonl as the review server keeps it: one line appended per decision, at once.
+
+Each new line is parsed by the model of its action (`gtkit.consensus.decisions`) and checked against
+the dataset by adjudication's own `Session` (an unknown cell, a cell decided twice, a value of the
+wrong type, a page beyond the document, an `expected` the schema refuses), exactly as
+`gtkit adjudicate` will check it; only then is it appended, flushed and fsynced, so a browser closed
+or a server killed loses nothing that was acknowledged.
+
+The file is the server's alone while it runs: the size, modification time and SHA-256 of what it
+last saw are kept, and a file changed under it (another editor, a second server) is refused rather
+than appended to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from gtkit.consensus.adjudicate import Session, adjudicate
+from gtkit.consensus.decisions import parse_decision, read_decisions
+from gtkit.errors import GtkitError
+
+DECISIONS_NAME = "decisions.jsonl"
+
+Fingerprint = tuple[int, int, str] | None
+
+
+class ChangedUnderUs(GtkitError):
+    """The decisions file changed since the server last read or wrote it."""
+
+
+def fingerprint(path: Path) -> Fingerprint:
+    """(size, mtime in ns, SHA-256) of a file, or None when it does not exist."""
+    try:
+        st = path.stat()
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest()
+
+
+class DecisionFile:
+    """DATASET/decisions.jsonl: the cells decided so far, and the one way to add a decision."""
+
+    def __init__(self, dataset: Path, who: str):
+        self.dataset = Path(dataset)
+        self.path = self.dataset / DECISIONS_NAME
+        self.who = who
+        self.lock = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        """Replay the file through a fresh adjudication session (a bad line is the file's error, at start)."""
+        self.session = Session(self.dataset, self.path, self.who, None)
+        self.decided: dict[str, int] = {}   # cell id -> its line in the file
+        self.content: dict[str, dict[str, Any]] = {}   # cell id -> the decision
+        self.lines = 0
+        if self.path.is_file():
+            data = self.path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                raise GtkitError("the last line has no newline (was the file edited by hand?): "
+                                 "end it with one before reviewing", self.path)
+            self.lines = data.count(b"\n")
+            for lineno, d in read_decisions(self.path):
+                self.session.apply(lineno, d)
+                self.decided[d.cell_id] = lineno
+                self.content[d.cell_id] = d.model_dump(mode="json", exclude_unset=True)
+            self.session.validate()
+        self.mark = fingerprint(self.path)
+
+    def line_of(self, cell_id: str) -> dict[str, Any]:
+        """The decision taken on a cell (empty when none)."""
+        return self.content.get(cell_id, {})
+
+    def _unchanged(self) -> None:
+        if fingerprint(self.path) != self.mark:
+            raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
+                                 "written: restart gtkit review to read it again", self.path)
+
+    def apply(self) -> tuple[int, int | None]:
+        """`gtkit adjudicate` with this file (the dataset replaced as a whole), then the file emptied: its
+        decisions are in the dataset and in audit.jsonl. (decisions applied, items left in the queue)"""
+        with self.lock:
+            self._unchanged()
+            if not self.decided:
+                raise GtkitError("no decision to apply yet", self.path)
+            n, left = adjudicate(self.dataset, self.path, who=self.who)
+            with open(self.path, "r+b") as f:
+                f.truncate(0)
+                f.flush()
+                os.fsync(f.fileno())
+            self._load()
+            return n, left
+
+    def append(self, line: dict[str, Any]) -> int:
+        """Check one decision against the dataset and append it (flushed, fsynced); its line number."""
+        with self.lock:
+            self._unchanged()
+            n = self.lines + 1
+            d = parse_decision(line, self.path, n)
+            try:
+                self.session.apply(n, d)
+                self.session.validate(only=d.cell_id.split("#", 1)[0])
+            except GtkitError:
+                self._load()  # the session may hold half of the refused decision: replay the file as it is
+                raise
+            created = not self.path.exists()
+            with open(self.path, "ab") as f:
+                f.write(json.dumps(line, ensure_ascii=True).encode("utf-8") + b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+            if created:  # the new file's name is durable too
+                fd = os.open(self.dataset, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            self.lines = n
+            self.decided[d.cell_id] = n
+            self.content[d.cell_id] = line
+            self.mark = fingerprint(self.path)
+            return n

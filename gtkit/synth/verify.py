@@ -1,0 +1,382 @@
+"""Verify a synth bundle's evidence straight against its PDF's words, without laying the document out again.
+
+The synth check of a family that never splits a record (`allow_split = false`). The read-back
+(`readback.locate`) takes from a plan only the text and order of what each page must show and the region
+each word must stay inside; here they come from elsewhere, at a small part of the cost of a layout:
+
+- the values' texts and order: each record's non-null fields as the family prints them (`Family.display`),
+  in drawing order (`layout.drawing_order`), records in order;
+- each page's chrome (running lines, a table's column header with its group titles): laid out alone for
+  the PDF's page count (`layout.page_chrome`);
+- a value's region: its table column (renderer `table`) or its record's column (renderer `columns`: the
+  column its first word starts in), from the body's top to its bottom. The plan's row (or block) of a record
+  is not known here; instead the records of a page must follow one another down the page (down each
+  column, columns left to right), each beginning below the end of the one before, less twice the clipping
+  tolerance (the most two rows' words may overshoot): a word drawn in another record's row is caught.
+
+Words are read as the read-back reads them (`readback.page_words`): on a rotated page (`[page] rotate`)
+mapped to the page as a viewer shows it, and every page must carry the family's /Rotate.
+
+Where a page ends is read from the PDF: its words are its chrome, then values in order until they run
+out. The walk is the read-back's: every word claimed by exactly one item, spelling its text; a record on
+one page; nothing clipped or overlapping; every font embedded. Each value's word count is taken from its
+recorded evidence, and the evidence is compared with what the PDF shows where the value is found, so no
+evidence entry is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import chain
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+import pymupdf
+
+from gtkit.check import Problem
+from gtkit.errors import GtkitError
+from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.schema import compile_schema, escape_token, iter_leaves
+from gtkit.synth.chrome import geometry
+from gtkit.synth.family import Family, display
+from gtkit.synth.layout import body_columns, drawing_order, page_chrome
+from gtkit.synth.plan import Item
+from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, not_found, page_words, spelled_end
+from gtkit.synth.text import leaf_text
+
+MAX_EVIDENCE_PROBLEMS = 50
+
+_NO_BOX = (np.nan,) * 4  # a recorded box that is missing: never equal to a box found, so the walk looks at it
+
+Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
+"""Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
+
+
+def _values(family: Family, records: list[dict[str, Any]], unprinted: list[SynthProblem]) -> list[Value]:
+    """Every non-null record value that is printed, in drawing order; a non-null value the family prints as
+    nothing (an empty string) goes to `unprinted`."""
+    head = "/" + escape_token(family.records_field)
+    formats = family.formats
+    fields = [(name, escape_token(name), c, formats.get(name)) for c, name in enumerate(drawing_order(family))]
+    out: list[Value] = []
+    append = out.append
+    for r, rec in enumerate(records):
+        get = rec.get
+        for name, token, c, fmt in fields:
+            value = get(name)
+            if value is None:
+                continue
+            if value.__class__ is str:
+                parts = value.split()
+            elif value.__class__ is int or value.__class__ is float:
+                parts = display(fmt, value).split()
+            else:  # what `leaf_text` refuses (a boolean, a list) it refuses here too
+                parts = (leaf_text(family, name, value) or "").split()
+            if parts:
+                append((f"{head}/{r}/{token}", r, c, " ".join(parts), "".join(parts)))
+            else:
+                unprinted.append(SynthProblem(f"{head}/{r}/{token}", f"value {value!r} is not printed anywhere in the PDF"))
+    return out
+
+
+Value = tuple[str, int, int, str, str]
+"""A printed record value: (pointer, record, column in drawing order, printed text, its characters)."""
+
+
+def _found(p: int, texts: list[str], norm: list[tuple[float, ...]], k: int, end: int) -> Found:
+    if end == k + 1:
+        return p + 1, norm[k:end], norm[k], texts[k]
+    wl = norm[k:end]
+    x0, y0, x1, y1 = zip(*wl)
+    return p + 1, wl, (min(x0), min(y0), max(x1), max(y1)), " ".join(texts[k:end])
+
+
+def _matches(evidence: list[Any], found: list[Found]) -> bool:
+    """Whether recorded evidence entries are exactly the places found (verified, no quad)."""
+    if len(evidence) != len(found):
+        return False
+    for ev, (page, words, box, quote) in zip(evidence, found):
+        if not (ev.page == page and ev.quote == quote and ev.verified is True and ev.quad is None
+                and ev.words == words and ev.box == box):
+            return False
+    return True
+
+
+class _Recorded:
+    """The recorded evidence of every printed value, in drawing order: what a page is checked against at once.
+
+    `page_run` takes a page's body words and the values whose evidence names that page, and answers what the
+    value-by-value walk would find, with every comparison made on whole pages (joined texts, word boxes, union
+    boxes, quotes): or None when anything differs, and the walk then looks, value by value, at what."""
+
+    def __init__(self, values: list[Value], entries: list[Any], index: Any, regions: list, starts_x: np.ndarray,
+                 table: bool):
+        found = [index(v[0]) for v in values]
+        evidence = [entries[i].readings[0].evidence for i in found] if None not in found else None
+        evs = [e[0] for e in evidence] if evidence is not None and all(len(e) == 1 for e in evidence) else None
+        if evs is not None and all(map(attrgetter("verified"), evs)) and not any(map(attrgetter("quad"), evs)) \
+                and all(map(attrgetter("words"), evs)):  # every value with one verified evidence entry, words, no quad
+            pages = list(map(attrgetter("page"), evs))
+            words = list(map(attrgetter("words"), evs))
+            counts = list(map(len, words))
+            self.words = list(chain.from_iterable(words))
+            self.boxes = [b if b is not None else _NO_BOX for b in map(attrgetter("box"), evs)]
+            self.quotes = list(map(attrgetter("quote"), evs))
+        else:  # a value whose evidence is not one such entry gets page 0: no page takes it, so the walk does
+            pages, counts, self.words, self.boxes, self.quotes = [], [], [], [], []
+            for i in found:
+                evidence_i = entries[i].readings[0].evidence if i is not None else ()
+                ev = evidence_i[0] if len(evidence_i) == 1 else None
+                ok = ev is not None and ev.words and ev.verified is True and ev.quad is None
+                pages.append(ev.page if ok else 0)  # type: ignore[union-attr]
+                counts.append(len(ev.words) if ok else 0)  # type: ignore[union-attr,arg-type]
+                self.words += ev.words if ok else ()  # type: ignore[union-attr,operator]
+                self.boxes.append(ev.box if ok and ev.box is not None else _NO_BOX)  # type: ignore[union-attr]
+                self.quotes.append(ev.quote if ok else None)  # type: ignore[union-attr]
+        self.word_boxes = np.fromiter(chain.from_iterable(self.words), float, 4 * len(self.words)).reshape(-1, 4)
+        self.union_boxes = np.fromiter(chain.from_iterable(self.boxes), float, 4 * len(self.boxes)).reshape(-1, 4)
+        del self.words, self.boxes
+        self.pages = np.array(pages, dtype=np.int64)
+        self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
+        self.chars = [v[4] for v in values]
+        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, len(values)))])
+        self.records = np.array([v[1] for v in values], dtype=np.int64)
+        self.columns = np.array([v[2] for v in values], dtype=np.int64)
+        self.regions, self.starts_x, self.table = regions, starts_x, table
+
+    def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm_arr: np.ndarray,
+                 k0: int) -> tuple[int, list[int], list[Any]] | None:
+        """(the value after the page's last, each value's first word, each value's region) when the values from
+        `a` on whose evidence names page `p` (0-based) are exactly the body words from `k0` on, evidence and all."""
+        if a != int(np.searchsorted(self.pages, p + 1, side="left")):
+            return None
+        b = int(np.searchsorted(self.pages, p + 1, side="right"))
+        n = len(texts)
+        wa, wb = int(self.word_at[a]), int(self.word_at[b])
+        if wb - wa != n - k0 or (a > 0 and b > a and self.records[a] == self.records[a - 1]):
+            return None  # a word count differs, or the record before goes on on this page
+        if b == a:
+            return b, [], []
+        body = texts[k0:]
+        sub = norm_arr[k0:]
+        if "".join(body) != "".join(self.chars[a:b]) or not np.array_equal(self.word_boxes[wa:wb], sub):
+            return None
+        firsts = self.word_at[a:b + 1] - wa  # each value's first word in the body, and the body's end
+        ends = np.concatenate([[0], np.cumsum(np.fromiter(map(len, body), np.int64, n - k0))])[firsts]
+        if not np.array_equal(ends, self.char_at[a:b + 1] - self.char_at[a]):
+            return None  # the words do not split between values where the values do
+        at = firsts[:-1]
+        union = np.stack([np.minimum.reduceat(sub[:, 0], at), np.minimum.reduceat(sub[:, 1], at),
+                          np.maximum.reduceat(sub[:, 2], at), np.maximum.reduceat(sub[:, 3], at)], axis=1)
+        if not np.array_equal(union, self.union_boxes[a:b]):
+            return None
+        last = np.zeros(n - k0, dtype=bool)
+        last[firsts[1:] - 1] = True
+        if "".join(map(str.__add__, body, np.where(last, "\n", " ").tolist())) != "\n".join(self.quotes[a:b]) + "\n":
+            return None
+        if self.table:
+            columns = self.columns[a:b]
+        else:  # a columns block: the column its record's first word starts in
+            records = self.records[a:b]
+            first = np.concatenate([[True], records[1:] != records[:-1]])
+            x0 = coords[k0 + at[first], 0]
+            columns = np.repeat(self._column_of(x0), np.diff(np.concatenate([np.nonzero(first)[0], [b - a]])))
+        return b, (k0 + at).tolist(), [self.regions[c] for c in columns.tolist()]
+
+    def _column_of(self, x0: np.ndarray) -> np.ndarray:
+        return np.maximum(np.searchsorted(self.starts_x, x0 + TOL, side="right") - 1, 0)
+
+
+def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
+    """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
+    g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
+    expected = bundle.gt.expected
+    entries = bundle.field_entries()
+    index = {e.path: i for i, e in enumerate(entries)}.get
+    records = expected.get(family.records_field) or []
+    columns, (_, body_top, _, body_bottom) = body_columns(family)
+    table = family.renderer == "table"
+    regions = [(left, body_top, right, body_bottom) for left, right in columns]
+    starts_x = np.array([left for left, _ in columns])
+    content = geometry(family)[0]
+
+    problems: list[SynthProblem] = []
+    evidence_problems: list[Problem] = []
+    chrome_found: dict[str, list[Found]] = {}
+    fonts_seen: set[tuple[str, str]] = set()
+    try:
+        values = _values(family, records, problems)
+        with pymupdf.open(bundle.pdf_path) as doc:
+            n_pages = doc.page_count
+            chrome = page_chrome(family, expected, n_pages)
+            cursor, n_values = 0, len(values)
+            recorded: _Recorded | None = _Recorded(values, entries, index, regions, starts_x, table)
+            value_records = recorded.records
+            last_record, last_page, region = -1, -1, regions[0]
+            for p in range(n_pages):
+                page = page_words(doc, p)
+                if page.rotation != family.rotate:
+                    problems.append(SynthProblem("", f"page {p + 1} has /Rotate {page.rotation}, the family's pages "
+                                                     f"have {family.rotate}"))
+                    break
+                fonts_seen.update(page.fonts)
+                pw, ph = page.size
+                texts, coords, n = page.texts, page.coords, len(page.texts)
+                norm_arr = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6)
+                norm: list[tuple[float, ...]] = []  # the same as tuples, made where the walk needs them
+                owners: list[Item | int] = []  # a chrome item, or the index of a value
+                owner_regions: list[tuple[float, float, float, float]] = []
+                starts: list[int] = []
+                k = 0
+                failed = False
+                for item in chrome[p]:
+                    end = spelled_end(texts, k, item.chars)
+                    if end is None:
+                        problems.append(not_found(p, texts, k, item))
+                        failed = True
+                        break
+                    owners.append(item)
+                    owner_regions.append(item.region)
+                    starts.append(k)
+                    if item.pointer is not None:
+                        norm = norm or list(map(tuple, norm_arr.tolist()))
+                        chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
+                    k = end
+                body_start = k
+                page1 = p + 1
+                run = None if failed or recorded is None else recorded.page_run(p, cursor, texts, coords, norm_arr, k)
+                if run is None:
+                    recorded = None  # from here on, value by value
+                    norm = norm or list(map(tuple, norm_arr.tolist()))
+                else:
+                    end_cursor, value_starts, value_regions = run
+                    owners += range(cursor, end_cursor)
+                    owner_regions += value_regions
+                    starts += value_starts
+                    if end_cursor > cursor:
+                        last_record, last_page, region = values[end_cursor - 1][1], p, value_regions[-1]
+                    cursor, k = end_cursor, n
+                while k < n and not failed:
+                    if cursor == n_values:
+                        problems.append(SynthProblem("", f"page {page1}: unexpected text {' '.join(texts[k:k + 6])!r} "
+                                                         "where no more values were expected"))
+                        failed = True
+                        break
+                    pointer, r, c, text, chars = values[cursor]
+                    if r != last_record:
+                        if not table:  # a columns block: the column its first word starts in
+                            region = regions[max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)]
+                    elif p != last_page:
+                        problems.append(SynthProblem(pointer, f"record {r} is split across pages {last_page + 1} and {page1}"))
+                    last_record, last_page = r, p
+                    i = index(pointer)
+                    evidence = entries[i].readings[0].evidence if i is not None else ()
+                    ev = evidence[0] if len(evidence) == 1 else None
+                    words = ev.words if ev is not None else None
+                    m = len(words) if words else 0
+                    if m == 1 and k < n and texts[k] == chars:
+                        end = k + 1
+                    elif m > 1 and k + m <= n and "".join(texts[k:k + m]) == chars:
+                        end = k + m
+                    else:
+                        end = spelled_end(texts, k, chars)
+                        if end is None:
+                            problems.append(not_found(p, texts, k, Item(pointer, text, r, region, p)))
+                            failed = True
+                            break
+                    owners.append(cursor)
+                    owner_regions.append(regions[c] if table else region)
+                    starts.append(k)
+                    cursor += 1
+                    if end == k + 1:
+                        same = (m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k])  # type: ignore[index,union-attr]
+                    else:
+                        same = m == end - k and _matches([ev], [_found(p, texts, norm, k, end)])
+                    if i is not None and not (same and ev.page == page1 and ev.verified is True and ev.quad is None):  # type: ignore[union-attr]
+                        if len(evidence_problems) < MAX_EVIDENCE_PROBLEMS:
+                            evidence_problems.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from "
+                                                             f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
+                    k = end
+                if failed:
+                    break
+
+                def item_at(j: int, owners: list[Item | int] = owners, regions_: list = owner_regions, p: int = p) -> Item:
+                    o = owners[j]
+                    if isinstance(o, Item):
+                        return o
+                    pointer, r, _, text, _ = values[o]
+                    return Item(pointer, text, r, regions_[j], p)
+
+                problems.extend(drawing_problems(p, texts, coords, owner_regions, starts, content, item_at))
+                problems.extend(_row_order(p, coords, owners, values, value_records, owner_regions, starts, body_start, n,
+                                           by_column=not table))
+    except GtkitError as e:
+        return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
+
+    if not problems and cursor < n_values:
+        pointer, r, _, text, _ = values[cursor]
+        problems.append(SynthProblem(pointer, f"{n_values - cursor} values never found in the PDF, the first "
+                                              f"{describe(Item(pointer, text, r, (0, 0, 0, 0), -1))}"))
+    for font, ext in sorted(fonts_seen):
+        if ext in ("n/a", ""):
+            problems.append(SynthProblem("", f"font {font!r} is not embedded"))
+    out = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in problems]
+    if out:
+        return out
+    out += _unprinted(bundle, family, set(chrome_found), pdf_file)
+    for pointer, found in chrome_found.items():  # document-level values printed in the chrome, once a page
+        i = index(pointer)
+        if i is not None and not _matches(entries[i].readings[0].evidence, found):
+            out.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what the PDF shows "
+                                                  f"({len(entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
+    return out + evidence_problems
+
+
+def _unprinted(bundle: Bundle, family: Family, in_chrome: set[str], pdf_file: str) -> list[Problem]:
+    """A non-null leaf of expected that no page shows: a document-level value not in the chrome, or a record
+    field the layout does not draw."""
+    out = []
+    context = {k: v for k, v in bundle.gt.expected.items() if k != family.records_field}
+    for pointer, _, value in iter_leaves(compile_schema(bundle.schema), context):
+        if value is not None and pointer not in in_chrome:
+            out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
+    drawn = set(drawing_order(family))
+    hidden = [name for name in family.record_schema.get("properties", {}) if name not in drawn]
+    head = "/" + escape_token(family.records_field)
+    for r, rec in enumerate(bundle.gt.expected.get(family.records_field) or [] if hidden else []):
+        for name in hidden:
+            value = rec.get(name) if isinstance(rec, dict) else None
+            if value is not None:
+                pointer = f"{head}/{r}/{escape_token(name)}"
+                out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
+    return out
+
+
+def _row_order(p: int, coords: np.ndarray, owners: list[Item | int], values: list[Value], value_records: np.ndarray,
+               regions: list[tuple[float, float, float, float]], starts: list[int], body_start: int, n: int,
+               *, by_column: bool) -> list[SynthProblem]:
+    """The records of page `p` one below the other (down each column, columns left to right, when
+    `by_column`): each record's words begin below where the previous record's end, less 2 x TOL. The page's
+    owners are its chrome items, then indices of values (whose records `value_records` gives)."""
+    n_chrome = next((j for j, o in enumerate(owners) if not isinstance(o, Item)), len(owners))
+    records = value_records[np.array(owners[n_chrome:], dtype=np.int64)]
+    if len(records) < 2:
+        return []
+    first = n_chrome + np.nonzero(np.concatenate([[True], records[1:] != records[:-1]]))[0]
+    if len(first) < 2:
+        return []
+    word_starts = np.array(starts)[first] - body_start
+    ys = coords[body_start:n]
+    top = np.minimum.reduceat(ys[:, 1], word_starts)
+    bottom = np.maximum.reduceat(ys[:, 3], word_starts)
+    left = np.array(regions, dtype=float).reshape(-1, 4)[first, 0]
+    same_column = left[1:] == left[:-1] if by_column else np.ones(len(first) - 1, dtype=bool)
+    backwards = left[1:] < left[:-1] if by_column else np.zeros(len(first) - 1, dtype=bool)
+    bad = backwards | (same_column & (top[1:] < bottom[:-1] - 2 * TOL))
+    out = []
+    for j in np.nonzero(bad)[0][:20]:
+        a, b = values[owners[first[j]]], values[owners[first[j + 1]]]  # type: ignore[index]
+        out.append(SynthProblem(b[0], f"page {p + 1}: record {b[1]} is drawn over or above record {a[1]} (its words "
+                                      f"begin at y {top[j + 1]:.1f}, record {a[1]}'s end at {bottom[j]:.1f})"))
+    return out

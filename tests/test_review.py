@@ -1,0 +1,326 @@
+"""gtkit review: the token gate, the loopback socket, bad input, and end to end in a real browser (Debian's
+Chromium driven by Playwright): accept by key, edit, draw a box by dragging, reload and resume, a
+server killed, then gtkit adjudicate applies the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from gtkit.cli import main
+from gtkit.format import read_bundle
+
+from review_helpers import CHROMIUM_ARGS, consensus_output, start_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    return consensus_output(tmp_path_factory.mktemp("review"))
+
+
+@pytest.fixture()
+def fresh(dataset, tmp_path) -> Path:
+    """A copy of the consensus output that a test may decide on."""
+    import shutil
+
+    out = tmp_path / "gt"
+    shutil.copytree(dataset, out)
+    return out
+
+
+@pytest.fixture()
+def server(fresh):
+    proc, url = start_server(fresh)
+    yield fresh, proc, url
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _request(url: str, *, data: bytes | None = None, headers: dict | None = None) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def _base_token(url: str) -> tuple[str, str]:
+    base, token = url.split("/?token=")
+    return base, token
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_token_gate_and_loopback_only(server):
+    ds, proc, url = server
+    base, token = _base_token(url)
+    assert _request(url)[0] == 200
+    for path in ("/", "/api/state", "/api/item/0", "/static/review.js", "/page/x/1.png", f"/?token={token[:-1]}x"):
+        assert _request(base + path)[0] == 403, path
+    assert _request(f"{base}/api/state?token={token}")[0] == 200
+    body = json.dumps({"item": 0, "action": "accept"}).encode()
+    # a POST with the token in the URL only (what a form on another site could send) is refused
+    assert _request(f"{base}/api/decide?token={token}", data=body, headers={"Content-Type": "application/json"})[0] == 403
+    # a host name other than the loopback address (DNS rebinding) is refused
+    assert _request(url, headers={"Host": "evil.example:80"})[0] == 403
+    assert not (ds / "decisions.jsonl").exists()
+    # the socket listens on 127.0.0.1 only (the kernel's own table)
+    port = int(base.rsplit(":", 1)[1])
+    listening = [ln.split()[1] for ln in Path("/proc/net/tcp").read_text().splitlines()[1:] if ln.split()[3] == "0A"]
+    assert f"0100007F:{port:04X}" in listening
+    assert not any(addr.endswith(f":{port:04X}") and addr != f"0100007F:{port:04X}" for addr in listening)
+    assert not any(ln.split()[1].endswith(f":{port:04X}") for ln in
+                   Path("/proc/net/tcp6").read_text().splitlines()[1:] if ln.split()[3] == "0A")
+
+
+def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
+    ds, proc, url = server
+    base, token = _base_token(url)
+    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
+                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    before_files = _files(ds)
+    status, answer = post({"item": 0, "action": "accept", "candidate": 7})
+    assert status == 400 and b"candidate must be" in answer
+    assert post({"item": 0, "action": "accept", "who": "mallory"})[0] == 400   # who/when/id come from the server
+    assert post({"item": 0, "action": "frobnicate"})[0] == 400
+    assert not (ds / "decisions.jsonl").exists()
+    status, answer = post({"item": 0, "action": "accept", "candidate": 1})
+    assert status == 200 and json.loads(answer)["line"] == 1
+    # a row of the wrong type is refused after adjudication's session took it in: the session is rebuilt
+    # from the file, and the same extra record can still be accepted
+    extra = next(k for k, q in enumerate(_lines(ds / "queue.jsonl")) if q["kind"] == "extra_record")
+    status, answer = post({"item": extra, "action": "edit", "text": '{"quantity": "many"}'})
+    assert status == 400 and b"quantity" in answer
+    assert post({"item": extra, "action": "accept"})[0] == 200
+    assert post({"item": 0, "action": "null"})[0] == 400                         # decided twice
+    after_files = _files(ds)   # the server wrote its decisions file and nothing else in the dataset
+    assert {k: v for k, v in after_files.items() if k != "decisions.jsonl"} == before_files
+    with open(ds / "decisions.jsonl", "a") as f:                              # someone else writes
+        f.write(json.dumps({"id": "x#/y", "action": "null", "who": "bob"}) + "\n")
+    before = (ds / "decisions.jsonl").read_bytes()
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 409 and b"changed by someone else" in answer
+    assert (ds / "decisions.jsonl").read_bytes() == before
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path, dataset, fresh, capsys):
+    not_consensus = tmp_path / "plain"
+    not_consensus.mkdir()
+    with pytest.raises(SystemExit) as e:
+        main(["review", str(not_consensus), "--port", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "not a consensus output" in err and len(err.splitlines()) == 1
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        with pytest.raises(SystemExit) as e:
+            main(["review", str(dataset), "--port", str(taken.getsockname()[1])])
+    finally:
+        taken.close()
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "is in use" in err and len(err.splitlines()) == 1
+    # a decisions file that gtkit adjudicate would refuse
+    (fresh / "decisions.jsonl").write_text(json.dumps({"id": "nope#/x", "action": "null", "who": "ana"}) + "\n")
+    with pytest.raises(SystemExit) as e:
+        main(["review", str(fresh), "--port", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "decisions.jsonl: line 1: unknown cell nope#/x" in err and len(err.splitlines()) == 1
+
+
+@pytest.fixture()
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _title(page) -> str:
+    return page.locator("#item-title").inner_text()
+
+
+def _wait_item(page, item_id: str) -> None:
+    """Wait for the page to show the item (failing with the page's own message)."""
+    page.wait_for_function("id => document.getElementById('item-title').textContent === id"
+                           " || document.getElementById('message').className === 'error'", arg=item_id)
+    assert _title(page) == item_id, page.locator("#message").inner_text()
+
+
+def test_review_in_a_browser_then_adjudicate(server, browser):
+    ds, proc, url = server
+    queue = _lines(ds / "queue.jsonl")
+    draw = _lines(ds / "draw.jsonl")
+    cells = [q for q in queue if q["kind"] == "cell"]
+    assert len(cells) >= 3 and draw
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    base, _ = _base_token(url)
+    requested, refused = [], []
+    page.on("request", lambda r: requested.append(r.url))
+    page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
+    page.goto(url)
+    _wait_item(page, queue[0]["id"])
+
+    # 1. accept the second candidate by its key
+    first = cells[0]
+    page.keyboard.press("2")
+    _wait_item(page, queue[1]["id"])
+    # 2. edit a value: e, type, Enter
+    page.keyboard.press("e")
+    page.keyboard.type("PO-REVIEWED")
+    page.keyboard.press("Enter")
+    _wait_item(page, queue[2]["id"])
+    # 3. draw a box by dragging, then accept the first candidate with it
+    page.wait_for_function("() => document.getElementById('page').complete")
+    box = page.locator("#overlay").bounding_box()
+    x0, y0 = box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.20
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0 + box["width"] * 0.10, y0 + box["height"] * 0.02, steps=5)
+    page.mouse.up()
+    assert page.locator("#overlay rect.drawn").count() == 1
+    page.keyboard.press("1")
+    _wait_item(page, queue[3]["id"])
+    # 4. a box to draw: filter on it, drag, accept the box with "a"
+    page.select_option("#filter-cause", "draw")
+    _wait_item(page, draw[0]["id"] if "id" in draw[0] else f"{draw[0]['doc']}#{draw[0]['path']}")
+    page.wait_for_function("() => document.getElementById('page').complete")
+    box = page.locator("#overlay").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] * 0.5)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + box["height"] * 0.53, steps=5)
+    page.mouse.up()
+    page.keyboard.press("a")
+    page.wait_for_function("() => document.getElementById('message').className === 'ok'")
+    # 5. extra records (rows only some families have): filter on their field, accept one by key, reject one
+    extras = [q for q in queue if q["kind"] == "extra_record"]
+    assert len(extras) >= 2
+    page.select_option("#filter-cause", "")
+    page.select_option("#filter-field", extras[0]["field"])
+    _wait_item(page, extras[0]["id"])
+    page.keyboard.press("1")
+    _wait_item(page, extras[1]["id"])
+    page.keyboard.press("r")
+    page.wait_for_function("() => document.getElementById('decided').className === 'on'")
+
+    lines = _lines(ds / "decisions.jsonl")
+    assert [(d["id"], d["action"]) for d in lines] == [
+        (first["id"], "accept"), (queue[1]["id"], "edit"), (queue[2]["id"], "accept"),
+        (f"{draw[0]['doc']}#{draw[0]['path']}", "box"), (extras[0]["id"], "accept"), (extras[1]["id"], "reject")]
+    row_system = next(v for v in extras[0]["votes"] if v["present"])
+    assert lines[4]["system"] == row_system["system"]
+    assert lines[0]["candidate"] == 1 and lines[1]["value"] == "PO-REVIEWED" and lines[0]["who"] == "ana"
+    assert lines[2]["candidate"] == 0 and lines[2]["box"]["page"] >= 1
+    drawn = lines[2]["box"]["box"]
+    assert drawn[0] == pytest.approx(0.30, abs=0.01) and drawn[2] == pytest.approx(0.40, abs=0.01)
+
+    # 6. reload: the page resumes at the first undecided item
+    page.goto(url)
+    _wait_item(page, queue[3]["id"])
+    assert page.locator("#counter").inner_text().startswith(f"{len(queue) + len(draw) - 6} left of")
+
+    # nothing was asked of another host, and the browser reported no error (a CSP violation would be one)
+    assert requested and all(u.startswith(base + "/") for u in requested), requested
+    assert not refused, refused
+
+    # 7. kill the server outright: nothing acknowledged is lost; adjudicate applies the file as written
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert len(_lines(ds / "decisions.jsonl")) == 6
+    rows_before = len(read_bundle(ds / extras[0]["doc"]).gt.expected["lines"])
+    with pytest.raises(SystemExit) as e:
+        main(["adjudicate", str(ds), "--decisions", str(ds / "decisions.jsonl")])
+    assert e.value.code in (0, None)
+    by_doc = {}
+    for q in (first, queue[1], queue[2]):
+        b = by_doc.setdefault(q["doc"], read_bundle(ds / q["doc"]))
+        entry = next(f for f in b.gt.fields if f.path == q["path"])
+        assert entry.trust in ("adjudicated", "human")
+    b = read_bundle(ds / first["doc"])
+    entry = {f.path: f for f in b.gt.fields}
+    assert entry[first["path"]].readings[0].value == first["candidates"][1]["value"]
+    b1 = read_bundle(ds / queue[1]["doc"])
+    assert {f.path: f for f in b1.gt.fields}[queue[1]["path"]].readings[0].value == "PO-REVIEWED"
+    b2 = read_bundle(ds / queue[2]["doc"])
+    ev = {f.path: f for f in b2.gt.fields}[queue[2]["path"]].readings[0].evidence
+    assert len(ev) == 1 and ev[0].verified and list(ev[0].box) == pytest.approx(drawn)
+    rows = read_bundle(ds / extras[0]["doc"]).gt.expected["lines"]
+    assert len(rows) == rows_before + 1 and rows[-1]["line_id"] == row_system["row"]["line_id"]
+    left = {q["id"] for q in _lines(ds / "queue.jsonl")}
+    assert not left & {first["id"], queue[1]["id"], queue[2]["id"], extras[0]["id"], extras[1]["id"]}
+    assert queue[3]["id"] in left
+    assert len(_lines(ds / "draw.jsonl")) == len(draw) - 1
+
+
+def test_every_cell_and_apply_now(fresh):
+    proc, url = start_server(fresh, "--all")
+    try:
+        base, token = _base_token(url)
+        headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+        state = json.loads(_request(f"{base}/api/state?token={token}")[1])
+        kinds = [it[1] for it in state["items"]]
+        queued = len(_lines(fresh / "queue.jsonl"))
+        assert kinds[:queued] == [q["kind"] for q in _lines(fresh / "queue.jsonl")] and "truth" in kinds
+        i = next(k for k, it in enumerate(state["items"]) if it[1] == "truth" and it[3] == "/vendor")
+        doc, path = state["items"][i][2], state["items"][i][0].split("#", 1)[1]
+        assert _request(f"{base}/api/apply", data=b"", headers=headers)[0] == 400     # nothing to apply yet
+        status, _ = _request(f"{base}/api/decide", headers=headers,
+                             data=json.dumps({"item": i, "action": "edit", "text": "Corrected Vendor Ltd"}).encode())
+        assert status == 200
+        status, answer = _request(f"{base}/api/decide", headers=headers,
+                                  data=json.dumps({"item": 0, "action": "accept", "candidate": 0}).encode())
+        assert status == 200
+        status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+        assert status == 200 and json.loads(answer) == {"applied": 2, "queue": queued - 1}
+        assert (fresh / "decisions.jsonl").read_bytes() == b""
+        assert len(_lines(fresh / "audit.jsonl")) == 2
+        b = read_bundle(fresh / doc)
+        entry = {f.path: f for f in b.gt.fields}[path]
+        assert entry.readings[0].value == "Corrected Vendor Ltd" and entry.trust == "human"
+        state = json.loads(_request(f"{base}/api/state?token={token}")[1])
+        assert len(_lines(fresh / "queue.jsonl")) == queued - 1 and not any(state["decided"])
+        assert [it[0] for it in state["items"][:queued - 1]] == [q["id"] for q in _lines(fresh / "queue.jsonl")]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_typed_values_and_fields(dataset):
+    from gtkit.review.items import Item, field_of
+    from gtkit.review.state import Review
+
+    r = Review(dataset, "ana")
+    assert field_of(r.root, "/lines/12/quantity") == "/lines/*/quantity" and field_of(r.root, "/total") == "/total"
+    cell = lambda path: Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})  # noqa: E731
+    assert r.typed_value(cell("/total"), "26675.42") == 26675.42
+    assert r.typed_value(cell("/lines/0/quantity"), "5") == 5
+    assert r.typed_value(cell("/paid_in_full"), "true") is True
+    assert r.typed_value(cell("/total"), "(1,234.50)") == "(1,234.50)"   # left as text: adjudication refuses it
+    assert r.typed_value(cell("/po_number"), "123") == "123"             # a string field keeps digits as text
+    assert r.typed_value(Item("d#/lines/+0", "extra_record", "d", "/lines/+0", "/lines", None, {}),
+                         '{"line_id": "L-9"}') == {"line_id": "L-9"}
+    assert not (dataset / "decisions.jsonl").exists()
