@@ -154,3 +154,16 @@ def pdftotext_words(pdf: Path) -> list[list[tuple[float, float, float, float, st
                        float(w.get("yMax")) / ph, w.text or "")
                       for w in page.iter("{http://www.w3.org/1999/xhtml}word")])
     return pages
+
+
+def run_cli(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """Run the gtkit CLI in this process: (exit status, stdout, stderr)."""
+    from gtkit.cli import main
+
+    try:
+        main([str(a) for a in argv])
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -17,19 +17,10 @@ from gtkit.html_pages import MARKER, box_style, is_html_view, show_value, write_
 from gtkit.report_html import ScoredDocument, worst_first
 from gtkit.score import Counts, DocumentScore
 from gtkit.synth.pipeline import synth
+from helpers import run_cli as run
 
 CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def tree(root: Path) -> dict[str, bytes]:

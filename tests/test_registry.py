@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gtkit.cli import main
 from gtkit.degrade import recipe as recipe_mod
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.synth import family as family_mod
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import run_cli as run
 
 
 @pytest.fixture(autouse=True)

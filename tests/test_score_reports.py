@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.format import read_bundle
 from gtkit.synth.pipeline import synth
-
-
-def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import run_cli as run
 
 
 @pytest.fixture(scope="module")

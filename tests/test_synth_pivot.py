@@ -23,19 +23,10 @@ from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.tags import header_apart
 from gtkit.synth.template import locate_template, render_html, render_template
+from helpers import run_cli as run
 
 PRECINCTS = 45  # a countywide contest runs onto a second page; a district contest takes two blocks of columns
 SEED = 3
-
-
-def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)

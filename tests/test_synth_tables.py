@@ -27,20 +27,11 @@ from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.readback import page_words
 from test_degrade_ink import _shares
+from helpers import run_cli as run
 
 HAS_PDFTOTEXT = shutil.which("pdftotext") is not None
 needs_pdftotext = pytest.mark.skipif(not HAS_PDFTOTEXT, reason="pdftotext (poppler-utils) is not installed")
 XHTML = "{http://www.w3.org/1999/xhtml}"
-
-
-def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def sha(path: Path) -> str:

@@ -10,12 +10,12 @@ import pymupdf
 import pytest
 from helpers import pdftotext_words
 
-from gtkit.cli import main
 from gtkit.format import read_bundle
 from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.template import locate_template, render_template
+from helpers import run_cli as run
 
 TOY_TOML = """
 name = "toy"
@@ -63,16 +63,6 @@ TOY_TEMPLATE = """<!doctype html>
 </tbody></table>
 </body></html>
 """
-
-
-def run(argv: list, capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)
