@@ -2,7 +2,7 @@
 
     python scripts/simulate_consensus.py [--seeds 1 2 3] [--docs 8] [--rows 60]
     python scripts/simulate_consensus.py --schema strict [--seeds 1 2 3] [--docs 12] [--rows 12] [--omit 0.03]
-        [--wrong-type 0.03]
+        [--family-omit 0.01] [--wrong-type 0.03]
 
 For each seed: simulate (gtkit.consensus.simulate: 5 systems from 3 families, random
 and family-correlated errors, dropped/duplicated rows, shuffled rows, a misread
@@ -39,9 +39,10 @@ def run_strict(args: argparse.Namespace) -> None:
     from gtkit.consensus.measure_strict import evaluate_strict
     from gtkit.consensus.simulate_strict import StrictRates, simulate_strict
 
-    rates = StrictRates(random=args.random, family=args.family, omit=args.omit, wrong_type=args.wrong_type)
+    rates = StrictRates(random=args.random, family=args.family, omit=args.omit, family_omit=args.family_omit,
+                        wrong_type=args.wrong_type)
     keys = ("documents", "bundles_written", "bundles_failing_check", "truth_cells", "promoted_cells",
-            "promoted_correct", "queued", "queued_withheld_records", "documents_left_out",
+            "promoted_correct", "queued", "queued_withheld_records", "queued_blank_required", "documents_left_out",
             "cells_in_withheld_records", "records_not_objects", "cells_without_valid_vote", "blank_keys_left_out",
             "vote_failures")
     totals = dict.fromkeys(keys, 0)
@@ -64,7 +65,8 @@ def run_strict(args: argparse.Namespace) -> None:
               f"{m['bundles_written']}, failing gtkit check {m['bundles_failing_check']} {m['check_examples']}; "
               f"promoted {m['promoted_cells']} ({100 * m['coverage']:.1f}% coverage), precision "
               f"{m['promoted_correct']}/{m['promoted_cells']} = {100 * (m['precision'] or 0):.2f}%; "
-              f"queued {m['queued']} (withheld records {m['queued_withheld_records']}); left out: documents "
+              f"queued {m['queued']} (withheld records {m['queued_withheld_records']}, blank required keys "
+              f"{m['queued_blank_required']}); left out: documents "
               f"{m['documents_left_out']}, cells in withheld records {m['cells_in_withheld_records']}, records not "
               f"objects {m['records_not_objects']}, cells without a valid vote {m['cells_without_valid_vote']}, "
               f"blank keys {m['blank_keys_left_out']}; vote failures {m['vote_failures']}")
@@ -73,7 +75,8 @@ def run_strict(args: argparse.Namespace) -> None:
         print(f"all seeds: precision {t['promoted_correct']}/{t['promoted_cells']} = "
               f"{100 * t['promoted_correct'] / max(t['promoted_cells'], 1):.2f}%; coverage "
               f"{100 * t['promoted_cells'] / t['truth_cells']:.1f}%; bundles failing gtkit check "
-              f"{t['bundles_failing_check']}/{t['bundles_written']} (of {t['documents']} documents); queued {t['queued']}; "
+              f"{t['bundles_failing_check']}/{t['bundles_written']} (of {t['documents']} documents); queued {t['queued']} "
+              f"(withheld records {t['queued_withheld_records']}, blank required keys {t['queued_blank_required']}); "
               f"left out: documents {t['documents_left_out']}, cells in withheld records "
               f"{t['cells_in_withheld_records']}, records not objects {t['records_not_objects']}, cells without "
               f"a valid vote {t['cells_without_valid_vote']}, blank keys {t['blank_keys_left_out']}")
@@ -86,6 +89,7 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=8)
     ap.add_argument("--rows", type=int, default=None, help="rows per document (invoice: 60), lines per section (strict: 12)")
     ap.add_argument("--omit", type=float, default=0.03, help="strict: per system per cell, a key left out")
+    ap.add_argument("--family-omit", type=float, default=0.01, help="strict: per family per cell, a key left out")
     ap.add_argument("--wrong-type", type=float, default=0.03, help="strict: per system per cell, a wrong type")
     ap.add_argument("--random", type=float, default=Rates.random)
     ap.add_argument("--family", type=float, default=Rates.family)

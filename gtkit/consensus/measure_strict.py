@@ -43,6 +43,7 @@ def evaluate_strict(truth: StrictTruth, out: Path) -> dict[str, Any]:
             tv = cells.get(key, "<no such cell>") if key is not None else "<no such row>"
             correct += comparator_key(f.readings[0].value, comp) == comparator_key(tv, comp)
     report = json.loads((out / "report.json").read_text())
+    queue = [json.loads(x) for x in (out / "queue.jsonl").read_text().splitlines() if x.strip()]
     left = report.get("left_out") or {}
     n_checked, problems = check_path(out)
     failing: dict[str, str] = {}
@@ -63,6 +64,7 @@ def evaluate_strict(truth: StrictTruth, out: Path) -> dict[str, Any]:
         "trust": dict(sorted(trust.items())),
         "queued": report["totals"]["queued"],
         "queued_withheld_records": report["totals"].get("withheld_records", 0),
+        "queued_blank_required": sum(1 for q in queue if q.get("blank_required")),
         "queued_extra_records": report["totals"].get("extra_records", 0),
         "documents_left_out": len(left.get("documents", [])),
         "cells_in_withheld_records": left.get("cells_in_withheld_records", 0),

@@ -12,7 +12,8 @@ Five systems from three families (openai x2, google x2, qwen) answer with the er
 each at a given rate (`StrictRates`):
 
 - a different value of the right type (per system, and the same for a whole family);
-- an omitted key (a null vote, also on required keys);
+- an omitted key (a null vote, also on required keys), by one system or by a whole family (two families
+  omitting a key make a null majority: a required key left blank, a value lost);
 - a value of the wrong type: a number as a formatted string (`"1,234.50"`), an integer as text, an enum
   value outside the enum, a date printed day-first (fails `format: date`), a boolean as `"yes"`;
 - dropped rows, and the notes given as plain strings where records are wanted.
@@ -93,6 +94,7 @@ COMPARATORS = {"fiscal_year_end": "date", "audited": "boolean", "subtotal": "num
                "prior_value": "number", "note_ref": "number", "number": "number"}
 REQUIRED = {"top": {"company", "fiscal_year_end", "currency", "audited"}, "section": {"name"},
             "line": {"label", "value"}, "note": {"number", "text"}}
+OMITTED = object()      # a family's omission of a key
 ENUMS = {"currency": ("USD", "EUR", "GBP"), "units": ("units", "thousands", "millions")}
 
 
@@ -101,6 +103,7 @@ class StrictRates:
     random: float = 0.02        # per system per cell: a different value of the right type
     family: float = 0.02        # per family per cell: the same different value for the whole family
     omit: float = 0.03          # per system per cell: the key left out (a null vote)
+    family_omit: float = 0.01   # per family per cell: the key left out by the whole family
     wrong_type: float = 0.03    # per system per cell: a value of the wrong type
     drop_row: float = 0.01      # per system per row
     notes_as_strings: float = 0.1   # per system per document: the notes as plain strings
@@ -191,12 +194,17 @@ def wrong_type(value: Any, name: str) -> Any:
 
 
 def _family_errors(rng: np.random.Generator, doc: dict[str, Any], rates: StrictRates) -> dict[tuple, Any]:
-    """One different value per (family, cell) at the family rate; cells keyed by their truth path."""
+    """Per (family, cell): one different value at the family rate, or `OMITTED` at the family omission rate;
+    cells keyed by their truth path."""
     out: dict[tuple, Any] = {}
     for f_i, fam in enumerate(sorted(set(SYSTEMS.values()))):
         for key, name, value in truth_cells(doc):
-            if name not in ("name", "label", "number") and rng.random() < rates.family:
+            if name in ("name", "label", "number"):
+                continue
+            if rng.random() < rates.family:
                 out[(fam, key)] = different(rng, value, name, f_i)
+            elif rng.random() < rates.family_omit:
+                out[(fam, key)] = OMITTED
     return out
 
 
@@ -231,6 +239,8 @@ class _Run:
             return
         if (self.family, key) in self.fam_wrong:
             value = self.fam_wrong[(self.family, key)]
+            if value is OMITTED:
+                return
         elif rng.random() < rates.random and not identity:
             value = different(rng, value, name, 3 + self.index)
         if value is not None and rng.random() < rates.wrong_type and not identity:
