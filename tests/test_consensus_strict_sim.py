@@ -38,3 +38,20 @@ def test_strict_simulation_writes_checked_bundles_with_precise_promoted_cells(tm
     assert m["promoted_cells"] > 0.5 * m["truth_cells"]
     assert m["precision"] >= 0.99
     assert m["vote_failures"] > 0 and m["queued"] > 0
+
+
+def test_the_measure_counts_a_wrong_truth_and_a_broken_bundle(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    truth = simulate_strict(ws, seed=2, n_docs=2, n_lines=3)
+    run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", tmp_path / "gt",
+                  do_rescore=False)
+    before = evaluate_strict(truth, tmp_path / "gt")
+    for doc in truth.docs.values():     # every line's value moved: the promoted values no longer match
+        for section in doc["sections"]:
+            for line in section["lines"]:
+                line["value"] += 1
+    n_lines = sum(len(s["lines"]) for d in truth.docs.values() for s in d["sections"])
+    after = evaluate_strict(truth, tmp_path / "gt")
+    assert before["promoted_correct"] - after["promoted_correct"] >= n_lines // 2
+    (tmp_path / "gt" / sorted(truth.docs)[0] / "document.pdf").write_bytes(b"%PDF-1.4 broken")
+    assert evaluate_strict(truth, tmp_path / "gt")["bundles_failing_check"] == 1

@@ -47,8 +47,9 @@ def evaluate_strict(truth: StrictTruth, out: Path) -> dict[str, Any]:
     left = report.get("left_out") or {}
     n_checked, problems = check_path(out)
     failing: dict[str, str] = {}
-    for p in problems:
-        doc = Path(p.file).resolve().relative_to(out.resolve()).parts[0]
+    for p in problems:      # by bundle folder (a problem of the dataset's index counts under its file name)
+        where = Path(p.file).resolve()
+        doc = where.relative_to(out.resolve()).parts[0] if where.is_relative_to(out.resolve()) else str(where)
         failing.setdefault(doc, str(p.message))
     n_truth = sum(len(truth_cells(d)) for d in truth.docs.values())
     return {
