@@ -75,7 +75,8 @@ def run_strict(args: argparse.Namespace) -> None:
         print(f"all seeds: precision {t['promoted_correct']}/{t['promoted_cells']} = "
               f"{100 * t['promoted_correct'] / max(t['promoted_cells'], 1):.2f}%; coverage "
               f"{100 * t['promoted_cells'] / t['truth_cells']:.1f}%; bundles failing gtkit check "
-              f"{t['bundles_failing_check']}/{t['bundles_written']} (of {t['documents']} documents); queued {t['queued']} "
+              f"{t['bundles_failing_check']}/{t['bundles_written']} (of {t['documents']} documents); "
+              f"queued {t['queued']} "
               f"(withheld records {t['queued_withheld_records']}, blank required keys {t['queued_blank_required']}); "
               f"left out: documents {t['documents_left_out']}, cells in withheld records "
               f"{t['cells_in_withheld_records']}, records not objects {t['records_not_objects']}, cells without "
@@ -87,7 +88,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--schema", choices=["invoice", "strict"], default="invoice")
     ap.add_argument("--docs", type=int, default=8)
-    ap.add_argument("--rows", type=int, default=None, help="rows per document (invoice: 60), lines per section (strict: 12)")
+    ap.add_argument("--rows", type=int, default=None,
+                    help="rows per document (invoice: 60), lines per section (strict: 12)")
     ap.add_argument("--omit", type=float, default=0.03, help="strict: per system per cell, a key left out")
     ap.add_argument("--family-omit", type=float, default=0.01, help="strict: per family per cell, a key left out")
     ap.add_argument("--wrong-type", type=float, default=0.03, help="strict: per system per cell, a wrong type")
