@@ -27,8 +27,8 @@ evidence entry is built.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import chain
-from operator import attrgetter
+from itertools import repeat
+from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ import pymupdf
 from gtkit.check import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.flat import FlatEntries
 from gtkit.schema import compile_schema, escape_token, iter_leaves
 from gtkit.synth.chrome import geometry
 from gtkit.synth.family import Family, display
@@ -46,8 +47,6 @@ from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, 
 from gtkit.synth.text import leaf_text
 
 MAX_EVIDENCE_PROBLEMS = 50
-
-_NO_BOX = (np.nan,) * 4  # a recorded box that is missing: never equal to a box found, so the walk looks at it
 
 Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
 """Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
@@ -110,37 +109,33 @@ class _Recorded:
     value-by-value walk would find, with every comparison made on whole pages (joined texts, word boxes, union
     boxes, quotes): or None when anything differs, and the walk then looks, value by value, at what."""
 
-    def __init__(self, values: list[Value], entries: list[Any], index: Any, regions: list, starts_x: np.ndarray,
-                 table: bool):
-        found = [index(v[0]) for v in values]
-        evidence = [entries[i].readings[0].evidence for i in found] if None not in found else None
-        evs = [e[0] for e in evidence] if evidence is not None and all(len(e) == 1 for e in evidence) else None
-        if evs is not None and all(map(attrgetter("verified"), evs)) and not any(map(attrgetter("quad"), evs)) \
-                and all(map(attrgetter("words"), evs)):  # every value with one verified evidence entry, words, no quad
-            pages = list(map(attrgetter("page"), evs))
-            words = list(map(attrgetter("words"), evs))
-            counts = list(map(len, words))
-            self.words = list(chain.from_iterable(words))
-            self.boxes = [b if b is not None else _NO_BOX for b in map(attrgetter("box"), evs)]
-            self.quotes = list(map(attrgetter("quote"), evs))
-        else:  # a value whose evidence is not one such entry gets page 0: no page takes it, so the walk does
-            pages, counts, self.words, self.boxes, self.quotes = [], [], [], [], []
-            for i in found:
-                evidence_i = entries[i].readings[0].evidence if i is not None else ()
-                ev = evidence_i[0] if len(evidence_i) == 1 else None
-                ok = ev is not None and ev.words and ev.verified is True and ev.quad is None
-                pages.append(ev.page if ok else 0)  # type: ignore[union-attr]
-                counts.append(len(ev.words) if ok else 0)  # type: ignore[union-attr,arg-type]
-                self.words += ev.words if ok else ()  # type: ignore[union-attr,operator]
-                self.boxes.append(ev.box if ok and ev.box is not None else _NO_BOX)  # type: ignore[union-attr]
-                self.quotes.append(ev.quote if ok else None)  # type: ignore[union-attr]
-        self.word_boxes = np.fromiter(chain.from_iterable(self.words), float, 4 * len(self.words)).reshape(-1, 4)
-        self.union_boxes = np.fromiter(chain.from_iterable(self.boxes), float, 4 * len(self.boxes)).reshape(-1, 4)
-        del self.words, self.boxes
-        self.pages = np.array(pages, dtype=np.int64)
-        self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
+    def __init__(self, values: list[Value], flat: FlatEntries, regions: list, starts_x: np.ndarray, table: bool):
+        n = len(values)
+        found = list(map(flat.index.get, [v[0] for v in values]))
+        entry = np.array([-1 if i is None else i for i in found] if None in found else found, dtype=np.int64)
+        safe = np.maximum(entry, 0)
+        # a value is taken when its entry's first reading has exactly one evidence entry, verified, with words,
+        # a quote and no quad; any other gets page 0: no page takes it, so the walk looks at it value by value
+        ok = (entry >= 0) & (flat.ev_at[safe + 1] - flat.ev_at[safe] == 1)
+        ev = flat.ev_at[safe[ok]]
+        quotes = list(map(flat.quotes.__getitem__, ev.tolist()))
+        ok[ok] = (flat.verified[ev] & ~flat.has_quad[ev] & (flat.word_at[ev + 1] > flat.word_at[ev])
+                  & np.fromiter(map(is_not, quotes, repeat(None)), bool, len(quotes)))
+        ev = flat.ev_at[safe[ok]]
+        self.pages = np.zeros(n, dtype=np.int64)
+        self.pages[ok] = flat.pages[ev]
+        counts = np.zeros(n, dtype=np.int64)
+        counts[ok] = flat.word_at[ev + 1] - flat.word_at[ev]
+        self.word_at = np.concatenate([[0], np.cumsum(counts)])
+        rows = np.repeat(flat.word_at[ev] - self.word_at[:-1][ok], counts[ok]) + np.arange(int(self.word_at[-1]))
+        self.word_boxes = flat.word_boxes[rows]
+        self.union_boxes = np.full((n, 4), np.nan)
+        self.union_boxes[ok] = flat.boxes[ev]  # a missing box is NaN: never equal to a box found
+        quotes_ = np.full(n, None, dtype=object)
+        quotes_[ok] = np.array(flat.quotes, dtype=object)[ev]
+        self.quotes: list[str | None] = quotes_.tolist()
         self.chars = [v[4] for v in values]
-        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, len(values)))])
+        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
         self.records = np.array([v[1] for v in values], dtype=np.int64)
         self.columns = np.array([v[2] for v in values], dtype=np.int64)
         self.regions, self.starts_x, self.table = regions, starts_x, table
@@ -192,8 +187,9 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
     g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
     expected = bundle.gt.expected
-    entries = bundle.field_entries()
-    index = {e.path: i for i, e in enumerate(entries)}.get
+    flat = bundle.flat_entries()
+    entries = flat.entries
+    index = flat.index.get
     records = expected.get(family.records_field) or []
     columns, (_, body_top, _, body_bottom) = body_columns(family)
     table = family.renderer == "table"
@@ -211,7 +207,7 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
             n_pages = doc.page_count
             chrome = page_chrome(family, expected, n_pages)
             cursor, n_values = 0, len(values)
-            recorded: _Recorded | None = _Recorded(values, entries, index, regions, starts_x, table)
+            recorded: _Recorded | None = _Recorded(values, flat, regions, starts_x, table)
             value_records = recorded.records
             last_record, last_page, region = -1, -1, regions[0]
             for p in range(n_pages):
