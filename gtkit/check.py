@@ -148,7 +148,8 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     repeated = len(named) < len(paths)
     counts = Counter(paths) if repeated else {}
     n_pages = gt.document.pages
-    if not repeated and _all_well(flat, leaves, n_pages):
+    all_well = not repeated and _all_well(flat, leaves, n_pages)
+    if all_well:
         entries = []  # nothing to report entry by entry
     suspect: list[int] = []  # entries with an evidence page or word box to look at closely
     at = len(problems)
@@ -184,6 +185,8 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
                                                 "word box needs x0 < x1 and y0 < y1"))
     problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
+    if all_well and len(named) == len(leaves):
+        return problems  # as many distinct entries as leaves, each naming a leaf: every leaf has its entry
     for pointer in leaves:
         if pointer not in named:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))

@@ -11,8 +11,7 @@ looks at those the slow way).
 
 from __future__ import annotations
 
-from itertools import chain, repeat
-from operator import attrgetter, is_, itemgetter
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -33,34 +32,57 @@ class FlatEntries:
 
     def __init__(self, entries: list[Any]):
         self.entries = entries
-        self.paths: list[str] = list(map(attrgetter("path"), entries))
-        self.index: dict[str, int] = dict(zip(self.paths, range(len(self.paths))))
-        readings = list(map(attrgetter("readings"), entries))
-        self.more_readings = max(map(len, readings), default=1) > 1
-        first = list(map(itemgetter(0), readings))
-        del readings
-        self.values: list[Any] = list(map(attrgetter("value"), first))
-        per_entry = list(map(attrgetter("evidence"), first))
-        del first
+        # one loop over the entries and one over the evidence: each pass over a long truth's objects costs
+        # more than the work done in it
+        paths: list[str] = []
+        values: list[Any] = []
+        per_entry: list[Any] = []
+        more = False
+        add_path, add_value, add_evidence = paths.append, values.append, per_entry.append
+        for entry in entries:
+            add_path(entry.path)
+            readings = entry.readings
+            first = readings[0]
+            add_value(first.value)
+            add_evidence(first.evidence)
+            if len(readings) > 1:
+                more = True
+        self.paths, self.values, self.more_readings = paths, values, more
+        self.index: dict[str, int] = dict(zip(paths, range(len(paths))))
         self.ev_at = _offsets(map(len, per_entry), len(per_entry))
         self.evidence: list[Any] = list(chain.from_iterable(per_entry))
         del per_entry
-        evidence, n = self.evidence, len(self.evidence)
-        self.pages = np.fromiter(map(attrgetter("page"), evidence), np.int64, n)
-        words = [w or () for w in map(attrgetter("words"), evidence)]
-        self.word_at = _offsets(map(len, words), n)
-        n_words = int(self.word_at[-1])
+        n = len(self.evidence)
+        pages: list[int] = []
+        counts: list[int] = []
+        words: list[Any] = []
+        boxes: list[Any] = []
+        quotes: list[str | None] = []
+        verified: list[bool] = []
+        quads: list[bool] = []
+        add_page, add_count, add_words, add_box = pages.append, counts.append, words.append, boxes.append
+        add_quote, add_verified, add_quad = quotes.append, verified.append, quads.append
+        for ev in self.evidence:
+            add_page(ev.page)
+            w = ev.words
+            if w:
+                add_count(len(w))
+                add_words(w)
+            else:
+                add_count(0)
+            box = ev.box
+            add_box(_NO_BOX if box is None else box)
+            add_quote(ev.quote)
+            add_verified(ev.verified is True)
+            add_quad(ev.quad is not None)
+        self.pages = np.array(pages, dtype=np.int64).reshape(n)
+        self.word_at = _offsets(counts, n)
         self.word_boxes = np.fromiter(chain.from_iterable(chain.from_iterable(words)), float,
-                                      4 * n_words).reshape(-1, 4)
-        del words
-        boxes = list(map(attrgetter("box"), evidence))
-        if None in boxes:
-            boxes = [_NO_BOX if b is None else b for b in boxes]
+                                      4 * int(self.word_at[-1])).reshape(-1, 4)
         self.boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * n).reshape(-1, 4)
-        del boxes
-        self.quotes: list[str | None] = list(map(attrgetter("quote"), evidence))
-        self.verified = np.fromiter(map(is_, map(attrgetter("verified"), evidence), repeat(True)), bool, n)
-        self.has_quad = np.fromiter(map(bool, map(attrgetter("quad"), evidence)), bool, n)
+        self.quotes = quotes
+        self.verified = np.array(verified, dtype=bool).reshape(n)
+        self.has_quad = np.array(quads, dtype=bool).reshape(n)
 
 
 def _offsets(counts: Any, n: int) -> np.ndarray:
