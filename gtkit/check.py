@@ -200,7 +200,8 @@ def _all_well(flat: FlatEntries, leaves: dict[str, Any], n_pages: int) -> bool:
     flattened entries (equal lists of equal types compare as `value_key` does for scalars; lists and objects
     are keyed one by one). An entry with more than one reading is left to the loop."""
     have = flat.values
-    want = list(map(leaves.get, flat.paths, repeat(_NO_LEAF)))
+    keys = list(leaves)  # entries in the leaves' order (as every pipeline writes them) need no look-up each
+    want = list(leaves.values()) if keys == flat.paths else list(map(leaves.get, flat.paths, repeat(_NO_LEAF)))
     if flat.more_readings or have != want:
         return False
     types = list(map(type, have))

@@ -24,10 +24,10 @@ class FlatEntries:
 
     - `paths[i]`, `values[i]`: entry i's path and first reading's value; `index`: path -> entry (the last of
       that path);
-    - `evidence`: the first readings' evidence entries, entry after entry; entry i's are
-      `evidence[ev_at[i]:ev_at[i + 1]]`;
-    - per evidence entry e: `pages[e]`, `boxes[e]` (NaN where none), `quotes[e]`, `verified[e]`, `has_quad[e]`,
-      and its word boxes `word_boxes[word_at[e]:word_at[e + 1]]` (none where `words` is null or empty).
+    - the first readings' evidence entries, entry after entry (entry i's are numbers `ev_at[i]` to
+      `ev_at[i + 1]`), each e as `pages[e]`, `boxes[e]` (NaN where none), `quotes[e]`, `plain[e]` (verified
+      and without a quad) and its word boxes `word_boxes[word_at[e]:word_at[e + 1]]` (none where `words` is
+      null or empty).
     """
 
     def __init__(self, entries: list[Any]):
@@ -50,19 +50,18 @@ class FlatEntries:
         self.paths, self.values, self.more_readings = paths, values, more
         self.index: dict[str, int] = dict(zip(paths, range(len(paths))))
         self.ev_at = _offsets(map(len, per_entry), len(per_entry))
-        self.evidence: list[Any] = list(chain.from_iterable(per_entry))
+        evidence = list(chain.from_iterable(per_entry))
         del per_entry
-        n = len(self.evidence)
+        n = len(evidence)
         pages: list[int] = []
         counts: list[int] = []
         words: list[Any] = []
         boxes: list[Any] = []
         quotes: list[str | None] = []
-        verified: list[bool] = []
-        quads: list[bool] = []
+        plain: list[bool] = []
         add_page, add_count, add_words, add_box = pages.append, counts.append, words.append, boxes.append
-        add_quote, add_verified, add_quad = quotes.append, verified.append, quads.append
-        for ev in self.evidence:
+        add_quote, add_plain = quotes.append, plain.append
+        for ev in evidence:
             add_page(ev.page)
             w = ev.words
             if w:
@@ -73,16 +72,14 @@ class FlatEntries:
             box = ev.box
             add_box(_NO_BOX if box is None else box)
             add_quote(ev.quote)
-            add_verified(ev.verified is True)
-            add_quad(ev.quad is not None)
+            add_plain(ev.verified is True and ev.quad is None)
         self.pages = np.array(pages, dtype=np.int64).reshape(n)
         self.word_at = _offsets(counts, n)
         self.word_boxes = np.fromiter(chain.from_iterable(chain.from_iterable(words)), float,
                                       4 * int(self.word_at[-1])).reshape(-1, 4)
         self.boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * n).reshape(-1, 4)
         self.quotes = quotes
-        self.verified = np.array(verified, dtype=bool).reshape(n)
-        self.has_quad = np.array(quads, dtype=bool).reshape(n)
+        self.plain = np.array(plain, dtype=bool).reshape(n)
 
 
 def _offsets(counts: Any, n: int) -> np.ndarray:

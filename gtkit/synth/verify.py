@@ -27,8 +27,6 @@ evidence entry is built.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import repeat
-from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -118,9 +116,9 @@ class _Recorded:
         # a quote and no quad; any other gets page 0: no page takes it, so the walk looks at it value by value
         ok = (entry >= 0) & (flat.ev_at[safe + 1] - flat.ev_at[safe] == 1)
         ev = flat.ev_at[safe[ok]]
-        quotes = list(map(flat.quotes.__getitem__, ev.tolist()))
-        ok[ok] = (flat.verified[ev] & ~flat.has_quad[ev] & (flat.word_at[ev + 1] > flat.word_at[ev])
-                  & np.fromiter(map(is_not, quotes, repeat(None)), bool, len(quotes)))
+        quotes = np.array(flat.quotes, dtype=object)
+        ok[ok] = (flat.plain[ev] & (flat.word_at[ev + 1] > flat.word_at[ev])
+                  & (quotes[ev] != None))  # noqa: E711 (elementwise)
         ev = flat.ev_at[safe[ok]]
         self.pages = np.zeros(n, dtype=np.int64)
         self.pages[ok] = flat.pages[ev]
@@ -132,7 +130,7 @@ class _Recorded:
         self.union_boxes = np.full((n, 4), np.nan)
         self.union_boxes[ok] = flat.boxes[ev]  # a missing box is NaN: never equal to a box found
         quotes_ = np.full(n, None, dtype=object)
-        quotes_[ok] = np.array(flat.quotes, dtype=object)[ev]
+        quotes_[ok] = quotes[ev]
         self.quotes: list[str | None] = quotes_.tolist()
         self.chars = [v[4] for v in values]
         self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
