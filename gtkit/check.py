@@ -144,11 +144,11 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     root = compile_schema(bundle.schema)
     leaves = leaf_values(root, gt.expected)
     paths = flat.paths
-    named = flat.index
-    repeated = len(named) < len(paths)
+    in_order = list(leaves) == paths  # entries in the leaves' order (as the pipelines write them): distinct
+    repeated = not in_order and len(flat.index) < len(paths)
     counts = Counter(paths) if repeated else {}
     n_pages = gt.document.pages
-    all_well = not repeated and _all_well(flat, leaves, n_pages)
+    all_well = not repeated and _all_well(flat, leaves, in_order, n_pages)
     if all_well:
         entries = []  # nothing to report entry by entry
     suspect: list[int] = []  # entries with an evidence page or word box to look at closely
@@ -185,8 +185,9 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
                                                 "word box needs x0 < x1 and y0 < y1"))
     problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
-    if all_well and len(named) == len(leaves):
+    if in_order or (all_well and len(flat.index) == len(leaves)):
         return problems  # as many distinct entries as leaves, each naming a leaf: every leaf has its entry
+    named = flat.index
     for pointer in leaves:
         if pointer not in named:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
@@ -194,14 +195,14 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     return problems
 
 
-def _all_well(flat: FlatEntries, leaves: dict[str, Any], n_pages: int) -> bool:
+def _all_well(flat: FlatEntries, leaves: dict[str, Any], in_order: bool, n_pages: int) -> bool:
     """Whether every entry names a leaf, its first reading equals the leaf's value, its evidence pages are in range
     and its word boxes well formed: the loop of `content_problems` answered with whole-list operations on the
     flattened entries (equal lists of equal types compare as `value_key` does for scalars; lists and objects
-    are keyed one by one). An entry with more than one reading is left to the loop."""
+    are keyed one by one). An entry with more than one reading is left to the loop. `in_order`: the entries'
+    paths are the leaves' pointers, in order."""
     have = flat.values
-    keys = list(leaves)  # entries in the leaves' order (as every pipeline writes them) need no look-up each
-    want = list(leaves.values()) if keys == flat.paths else list(map(leaves.get, flat.paths, repeat(_NO_LEAF)))
+    want = list(leaves.values()) if in_order else list(map(leaves.get, flat.paths, repeat(_NO_LEAF)))
     if flat.more_readings or have != want:
         return False
     types = list(map(type, have))

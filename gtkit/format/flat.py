@@ -11,6 +11,7 @@ looks at those the slow way).
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -22,8 +23,7 @@ _NO_BOX = (np.nan,) * 4  # a missing box: equal to no box at all (NaN compares u
 class FlatEntries:
     """Field entries (records or models, in file order) and their first readings' evidence, flattened.
 
-    - `paths[i]`, `values[i]`: entry i's path and first reading's value; `index`: path -> entry (the last of
-      that path);
+    - `paths[i]`, `values[i]`: entry i's path and first reading's value; `index`: path -> entry;
     - the first readings' evidence entries, entry after entry (entry i's are numbers `ev_at[i]` to
       `ev_at[i + 1]`), each e as `pages[e]`, `boxes[e]` (NaN where none), `quotes[e]`, `plain[e]` (verified
       and without a quad) and its word boxes `word_boxes[word_at[e]:word_at[e + 1]]` (none where `words` is
@@ -48,7 +48,6 @@ class FlatEntries:
             if len(readings) > 1:
                 more = True
         self.paths, self.values, self.more_readings = paths, values, more
-        self.index: dict[str, int] = dict(zip(paths, range(len(paths))))
         self.ev_at = _offsets(map(len, per_entry), len(per_entry))
         evidence = list(chain.from_iterable(per_entry))
         del per_entry
@@ -80,6 +79,12 @@ class FlatEntries:
         self.boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * n).reshape(-1, 4)
         self.quotes = quotes
         self.plain = np.array(plain, dtype=bool).reshape(n)
+
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Field path -> its entry (the last, where several have it); made when first asked for."""
+        return dict(zip(self.paths, range(len(self.paths))))
 
 
 def _offsets(counts: Any, n: int) -> np.ndarray:

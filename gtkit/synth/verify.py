@@ -100,6 +100,48 @@ def _matches(evidence: list[Any], found: list[Found]) -> bool:
     return True
 
 
+_NEAR = 4096  # how far into the entries the first records' are looked for
+
+
+def _entries_of(values: list[Value], flat: FlatEntries, records: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Each value's field entry (-1 where no entry has its pointer).
+
+    Entries usually go record after record, each record's fields in one order. So each value's entry is first
+    guessed from the first two records' entries of its column (found among the first entries), as a
+    record's worth of entries per record, and the guess kept when every guessed entry's path is its value's
+    pointer: one list comparison instead of a look-up by pointer for each value, done otherwise."""
+    pointers = [v[0] for v in values]
+    guess = _guess_entries(pointers, flat.paths, records, columns)
+    if guess is not None and list(map(flat.paths.__getitem__, guess.tolist())) == pointers:
+        return guess
+    found = list(map(flat.index.get, pointers))
+    return np.array([-1 if i is None else i for i in found] if None in found else found, dtype=np.int64)
+
+
+def _guess_entries(pointers: list[str], paths: list[str], records: np.ndarray,
+                   columns: np.ndarray) -> np.ndarray | None:
+    n, n_paths = len(pointers), len(paths)
+    if not n:
+        return None
+    cols, first = np.unique(columns, return_index=True)
+    try:
+        at = np.array([paths.index(pointers[j], 0, _NEAR) for j in first.tolist()], dtype=np.int64)
+        step = None
+        nxt = np.nonzero(records > records[0])[0]
+        if len(nxt):  # a later record's value: how many entries a record takes
+            j = int(nxt[0])
+            c = int(np.searchsorted(cols, columns[j]))
+            span = int(records[j] - records[first[c]])
+            step, rest = divmod(paths.index(pointers[j], 0, _NEAR) - int(at[c]), span)
+            if rest:
+                return None
+    except ValueError:
+        return None
+    where = np.searchsorted(cols, columns)
+    guess = at[where] + (records - records[first][where]) * (step or 0)
+    return guess if guess.min() >= 0 and guess.max() < n_paths else None
+
+
 class _Recorded:
     """The recorded evidence of every printed value, in drawing order: what a page is checked against at once.
 
@@ -109,8 +151,11 @@ class _Recorded:
 
     def __init__(self, values: list[Value], flat: FlatEntries, regions: list, starts_x: np.ndarray, table: bool):
         n = len(values)
-        found = list(map(flat.index.get, [v[0] for v in values]))
-        entry = np.array([-1 if i is None else i for i in found] if None in found else found, dtype=np.int64)
+        self.chars = [v[4] for v in values]
+        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
+        self.records = np.array([v[1] for v in values], dtype=np.int64)
+        self.columns = np.array([v[2] for v in values], dtype=np.int64)
+        entry = _entries_of(values, flat, self.records, self.columns)
         safe = np.maximum(entry, 0)
         # a value is taken when its entry's first reading has exactly one evidence entry, verified, with words,
         # a quote and no quad; any other gets page 0: no page takes it, so the walk looks at it value by value
@@ -132,10 +177,6 @@ class _Recorded:
         quotes_ = np.full(n, None, dtype=object)
         quotes_[ok] = quotes[ev]
         self.quotes: list[str | None] = quotes_.tolist()
-        self.chars = [v[4] for v in values]
-        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
-        self.records = np.array([v[1] for v in values], dtype=np.int64)
-        self.columns = np.array([v[2] for v in values], dtype=np.int64)
         self.regions, self.starts_x, self.table = regions, starts_x, table
 
     def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm_arr: np.ndarray,
