@@ -183,3 +183,36 @@ def test_records_drawn_over_each_other_are_caught():
                            by_column=False)
         assert len(found) == n_problems
     assert "record 1 is drawn over or above record 0" in found[0].message
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_the_check_takes_field_entries_in_any_order(bundles, shuffled, tmp_path):  # type: ignore[no-untyped-def]
+    """The check takes the entries in the order the pipelines write them (leaf order, record after record) as a
+    shortcut, never as a premise: shuffled, a truth is as good, and a value or a box changed in it is named
+    with its own entry."""
+    import random
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["synth-table"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    if shuffled:
+        random.Random(7).shuffle(gt["fields"])
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert check_bundle(folder) == []
+
+    i, entry = next((i, f) for i, f in enumerate(gt["fields"]) if f["path"] == "/properties/40/holder")
+    box = entry["readings"][0]["evidence"][0]["box"]
+    entry["readings"][0]["evidence"][0]["box"] = [box[0] + 0.01, box[1], box[2] + 0.01, box[3]]
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [(p.pointer, p.message.split(" (")[0]) for p in check_bundle(folder)] == [
+        (f"/fields/{i}", "evidence of /properties/40/holder differs from what the PDF shows")]
+
+    entry["readings"][0]["evidence"][0]["box"] = box
+    gt["expected"]["properties"][40]["holder"] += "X"
+    entry["readings"][0]["value"] += "X"
+    (folder / "gt.json").write_text(json.dumps(gt))
+    problems = check_bundle(folder)
+    assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
