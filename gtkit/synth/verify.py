@@ -228,7 +228,10 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     expected = bundle.gt.expected
     flat = bundle.flat_entries()
     entries = flat.entries
-    index = flat.index.get
+
+    def index(pointer: str) -> int | None:  # the dictionary of paths is made only if the walk needs it
+        return flat.index.get(pointer)
+
     records = expected.get(family.records_field) or []
     columns, (_, body_top, _, body_bottom) = body_columns(family)
     table = family.renderer == "table"
