@@ -32,46 +32,45 @@ class FlatEntries:
 
     def __init__(self, entries: list[Any]):
         self.entries = entries
-        # one loop over the entries and one over the evidence: each pass over a long truth's objects costs
-        # more than the work done in it
+        # one loop over the entries and their evidence: each pass over a long truth's objects costs more than
+        # the work done in it
         paths: list[str] = []
         values: list[Any] = []
-        per_entry: list[Any] = []
-        more = False
-        add_path, add_value, add_evidence = paths.append, values.append, per_entry.append
-        for entry in entries:
-            add_path(entry.path)
-            readings = entry.readings
-            first = readings[0]
-            add_value(first.value)
-            add_evidence(first.evidence)
-            if len(readings) > 1:
-                more = True
-        self.paths, self.values, self.more_readings = paths, values, more
-        self.ev_at = _offsets(map(len, per_entry), len(per_entry))
-        evidence = list(chain.from_iterable(per_entry))
-        del per_entry
-        n = len(evidence)
+        n_evidence: list[int] = []
         pages: list[int] = []
         counts: list[int] = []
         words: list[Any] = []
         boxes: list[Any] = []
         quotes: list[str | None] = []
         plain: list[bool] = []
+        add_path, add_value, add_n = paths.append, values.append, n_evidence.append
         add_page, add_count, add_words, add_box = pages.append, counts.append, words.append, boxes.append
         add_quote, add_plain = quotes.append, plain.append
-        for ev in evidence:
-            add_page(ev.page)
-            w = ev.words
-            if w:
-                add_count(len(w))
-                add_words(w)
-            else:
-                add_count(0)
-            box = ev.box
-            add_box(_NO_BOX if box is None else box)
-            add_quote(ev.quote)
-            add_plain(ev.verified is True and ev.quad is None)
+        more = False
+        for entry in entries:
+            add_path(entry.path)
+            readings = entry.readings
+            first = readings[0]
+            add_value(first.value)
+            if len(readings) > 1:
+                more = True
+            evidence = first.evidence
+            add_n(len(evidence))
+            for ev in evidence:
+                add_page(ev.page)
+                w = ev.words
+                if w:
+                    add_count(len(w))
+                    add_words(w)
+                else:
+                    add_count(0)
+                box = ev.box
+                add_box(_NO_BOX if box is None else box)
+                add_quote(ev.quote)
+                add_plain(ev.verified is True and ev.quad is None)
+        self.paths, self.values, self.more_readings = paths, values, more
+        self.ev_at = _offsets(n_evidence, len(n_evidence))
+        n = len(pages)
         self.pages = np.array(pages, dtype=np.int64).reshape(n)
         self.word_at = _offsets(counts, n)
         self.word_boxes = np.fromiter(chain.from_iterable(chain.from_iterable(words)), float,
@@ -79,7 +78,6 @@ class FlatEntries:
         self.boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * n).reshape(-1, 4)
         self.quotes = quotes
         self.plain = np.array(plain, dtype=bool).reshape(n)
-
 
     @cached_property
     def index(self) -> dict[str, int]:
