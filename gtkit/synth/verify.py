@@ -27,6 +27,7 @@ evidence entry is built.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -110,7 +111,7 @@ def _entries_of(values: list[Value], flat: FlatEntries, records: np.ndarray, col
     guessed from the first two records' entries of its column (found among the first entries), as a
     record's worth of entries per record, and the guess kept when every guessed entry's path is its value's
     pointer: one list comparison instead of a look-up by pointer for each value, done otherwise."""
-    pointers = [v[0] for v in values]
+    pointers = list(map(itemgetter(0), values))
     guess = _guess_entries(pointers, flat.paths, records, columns)
     if guess is not None and list(map(flat.paths.__getitem__, guess.tolist())) == pointers:
         return guess
@@ -151,10 +152,10 @@ class _Recorded:
 
     def __init__(self, values: list[Value], flat: FlatEntries, regions: list, starts_x: np.ndarray, table: bool):
         n = len(values)
-        self.chars = [v[4] for v in values]
+        self.chars = list(map(itemgetter(4), values))
         self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
-        self.records = np.array([v[1] for v in values], dtype=np.int64)
-        self.columns = np.array([v[2] for v in values], dtype=np.int64)
+        self.records = np.fromiter(map(itemgetter(1), values), np.int64, n)
+        self.columns = np.fromiter(map(itemgetter(2), values), np.int64, n)
         entry = _entries_of(values, flat, self.records, self.columns)
         safe = np.maximum(entry, 0)
         # a value is taken when its entry's first reading has exactly one evidence entry, verified, with words,
