@@ -216,3 +216,24 @@ def test_the_check_takes_field_entries_in_any_order(bundles, shuffled, tmp_path)
     (folder / "gt.json").write_text(json.dumps(gt))
     problems = check_bundle(folder)
     assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
+
+
+def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # type: ignore[no-untyped-def]
+    """Two neighbouring values' recorded quotes with a word moved from one to the other (the page's text, joined,
+    unchanged) are each reported: the synth check compares every quote with its own value's words."""
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["synth-table"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    at = {f["path"]: i for i, f in enumerate(gt["fields"])}
+    multi = next(p for p, i in at.items() if p.endswith("/owner_name")
+                 and " " in gt["fields"][i]["readings"][0]["evidence"][0]["quote"])
+    i, j = at[multi], at[multi.replace("/owner_name", "/address")]
+    first, second = (gt["fields"][k]["readings"][0]["evidence"][0] for k in (i, j))
+    *head, last = first["quote"].split(" ")
+    first["quote"], second["quote"] = " ".join(head), f"{last} {second['quote']}"
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [p.pointer for p in check_bundle(folder)] == [f"/fields/{i}", f"/fields/{j}"]

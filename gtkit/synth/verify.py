@@ -61,6 +61,7 @@ def _values(family: Family, records: list[dict[str, Any]], unprinted: list[Synth
     append = out.append
     for r, rec in enumerate(records):
         get = rec.get
+        at = f"{head}/{r}/"
         for name, token, c, fmt in fields:
             value = get(name)
             if value is None:
@@ -71,10 +72,12 @@ def _values(family: Family, records: list[dict[str, Any]], unprinted: list[Synth
                 parts = display(fmt, value).split()
             else:  # what `leaf_text` refuses (a boolean, a list) it refuses here too
                 parts = (leaf_text(family, name, value) or "").split()
-            if parts:
-                append((f"{head}/{r}/{token}", r, c, " ".join(parts), "".join(parts)))
+            if len(parts) == 1:
+                append((at + token, r, c, parts[0], parts[0]))
+            elif parts:
+                append((at + token, r, c, " ".join(parts), "".join(parts)))
             else:
-                unprinted.append(SynthProblem(f"{head}/{r}/{token}", f"value {value!r} is not printed anywhere in the PDF"))
+                unprinted.append(SynthProblem(at + token, f"value {value!r} is not printed anywhere in the PDF"))
     return out
 
 
@@ -178,6 +181,8 @@ class _Recorded:
         quotes_ = np.full(n, None, dtype=object)
         quotes_[ok] = quotes[ev]
         self.quotes: list[str | None] = quotes_.tolist()
+        self.quote_len = np.full(n, -1, dtype=np.int64)
+        self.quote_len[ok] = np.fromiter(map(len, quotes_[ok]), np.int64, int(ok.sum()))
         self.regions, self.starts_x, self.table = regions, starts_x, table
 
     def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm_arr: np.ndarray,
@@ -206,9 +211,10 @@ class _Recorded:
                           np.maximum.reduceat(sub[:, 2], at), np.maximum.reduceat(sub[:, 3], at)], axis=1)
         if not np.array_equal(union, self.union_boxes[a:b]):
             return None
-        last = np.zeros(n - k0, dtype=bool)
-        last[firsts[1:] - 1] = True
-        if "".join(map(str.__add__, body, np.where(last, "\n", " ").tolist())) != "\n".join(self.quotes[a:b]) + "\n":
+        # the quotes: the page's words and the recorded quotes each joined by spaces are the same text, and each
+        # quote is as long as its value's words so joined: then each quote is its words
+        if not np.array_equal(np.diff(ends) + np.diff(firsts) - 1, self.quote_len[a:b]) \
+                or " ".join(body) != " ".join(self.quotes[a:b]):
             return None
         if self.table:
             columns = self.columns[a:b]
