@@ -228,8 +228,8 @@ def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # typ
     folder = tmp_path / "b"
     shutil.copytree(bundles["synth-table"], folder)
     gt = json.loads((folder / "gt.json").read_text())
-    at = {f["path"]: i for i, f in enumerate(gt["fields"])}
-    multi = next(p for p, i in at.items() if p.endswith("/owner_name")
+    at = {f["path"]: i for i, f in enumerate(gt["fields"]) if f["readings"][0]["evidence"]}
+    multi = next(p for p, i in at.items() if p.endswith("/owner_name") and p.replace("/owner_name", "/address") in at
                  and " " in gt["fields"][i]["readings"][0]["evidence"][0]["quote"])
     i, j = at[multi], at[multi.replace("/owner_name", "/address")]
     first, second = (gt["fields"][k]["readings"][0]["evidence"][0] for k in (i, j))
