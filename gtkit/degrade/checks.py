@@ -8,7 +8,7 @@ from operator import attrgetter
 import numpy as np
 
 from gtkit.check import Problem
-from gtkit.corrections import HUMAN, original_expected
+from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.degrade.fit import EDGE_TOL
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
@@ -43,7 +43,7 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
     problems.extend(_box_problems(bundle, g))
-    trust = {f.path: f.trust for f in bundle.field_entries()}
+    trust = {f.path: f.trust for f in bundle.field_entries()} if recorded(prov.parameters) else {}  # none to look up
     problems += [Problem(g, pointer, message)
                  for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
     with pymupdf.open(bundle.path / PDF_NAME) as doc:
