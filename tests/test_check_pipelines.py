@@ -237,3 +237,26 @@ def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # typ
     first["quote"], second["quote"] = " ".join(head), f"{last} {second['quote']}"
     (folder / "gt.json").write_text(json.dumps(gt))
     assert [p.pointer for p in check_bundle(folder)] == [f"/fields/{i}", f"/fields/{j}"]
+
+
+@pytest.mark.parametrize("alternates", [False, True])
+def test_a_degraded_box_without_its_quad_is_named(bundles, alternates, tmp_path):  # type: ignore[no-untyped-def]
+    """The degrade check names the evidence whose quad was dropped, whether every entry has one reading (read
+    from the flattened entries) or some has alternates too (every reading's evidence gathered)."""
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["degrade"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    with_box = [i for i, f in enumerate(gt["fields"]) if f["readings"][0]["evidence"]]
+    i = with_box[len(with_box) // 2]
+    if alternates:
+        first = gt["fields"][with_box[0]]
+        first["readings"].append({"value": first["readings"][0]["value"],
+                                  "evidence": first["readings"][0]["evidence"]})
+    gt["fields"][i]["readings"][0]["evidence"][0]["quad"] = None
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [(p.pointer, p.message) for p in check_bundle(folder)] == [
+        (f"/fields/{i}/readings/0/evidence/0/quad", "a degraded box needs its quad")]

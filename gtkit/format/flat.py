@@ -25,8 +25,8 @@ class FlatEntries:
 
     - `paths[i]`, `values[i]`: entry i's path and first reading's value; `index`: path -> entry;
     - the first readings' evidence entries, entry after entry (entry i's are numbers `ev_at[i]` to
-      `ev_at[i + 1]`), each e as `pages[e]`, `boxes[e]` (NaN where none), `quotes[e]`, `plain[e]` (verified
-      and without a quad) and its word boxes `word_boxes[word_at[e]:word_at[e + 1]]` (none where `words` is
+      `ev_at[i + 1]`), each e as `pages[e]`, `boxes[e]` (NaN where none), `quotes[e]`, `quads[e]`, `plain[e]`
+      (verified and without a quad) and its word boxes `word_boxes[word_at[e]:word_at[e + 1]]` (none where `words` is
       null or empty).
     """
 
@@ -43,9 +43,10 @@ class FlatEntries:
         boxes: list[Any] = []
         quotes: list[str | None] = []
         plain: list[bool] = []
+        quads: list[Any] = []
         add_path, add_value, add_n = paths.append, values.append, n_evidence.append
         add_page, add_count, add_words, add_box = pages.append, counts.append, words.append, boxes.append
-        add_quote, add_plain = quotes.append, plain.append
+        add_quote, add_plain, add_quad = quotes.append, plain.append, quads.append
         more = False
         for entry in entries:
             add_path(entry.path)
@@ -67,7 +68,9 @@ class FlatEntries:
                 box = ev.box
                 add_box(_NO_BOX if box is None else box)
                 add_quote(ev.quote)
-                add_plain(ev.verified is True and ev.quad is None)
+                quad = ev.quad
+                add_quad(quad)
+                add_plain(ev.verified is True and quad is None)
         self.paths, self.values, self.more_readings = paths, values, more
         self.ev_at = _offsets(n_evidence, len(n_evidence))
         n = len(pages)
@@ -78,6 +81,7 @@ class FlatEntries:
         self.boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * n).reshape(-1, 4)
         self.quotes = quotes
         self.plain = np.array(plain, dtype=bool).reshape(n)
+        self.quads = quads
 
     @cached_property
     def index(self) -> dict[str, int]:
