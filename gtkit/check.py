@@ -14,15 +14,13 @@ from __future__ import annotations
 import gc
 import importlib
 from collections import Counter
-from itertools import chain, repeat
-from operator import attrgetter
+from itertools import repeat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
@@ -37,6 +35,7 @@ from gtkit.format import (
     iter_bundle_dirs,
 )
 from gtkit.format.decode import FieldRecord, decode_ground_truth, no_gc
+from gtkit.format.flat import FlatEntries
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
@@ -136,19 +135,21 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     per leaf, first readings equal to `expected`, evidence pages in range, word boxes well formed. (The
     bundle's field entries are read through `Bundle.field_entries`.)"""
     gt, g = bundle.gt, str(bundle.path / GT_NAME)
-    entries = bundle.field_entries()
+    flat = bundle.flat_entries()
+    entries = flat.entries
     problems: list[Problem] = []
     for pointer, message in fast_validation_errors(bundle.schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
 
     root = compile_schema(bundle.schema)
     leaves = leaf_values(root, gt.expected)
-    paths = list(map(attrgetter("path"), entries))
-    named = set(paths)
-    repeated = len(named) < len(paths)
+    paths = flat.paths
+    in_order = list(leaves) == paths  # entries in the leaves' order (as the pipelines write them): distinct
+    repeated = not in_order and len(flat.index) < len(paths)
     counts = Counter(paths) if repeated else {}
     n_pages = gt.document.pages
-    if not repeated and _all_well(entries, paths, leaves, n_pages):
+    all_well = not repeated and _all_well(flat, leaves, in_order, n_pages)
+    if all_well:
         entries = []  # nothing to report entry by entry
     suspect: list[int] = []  # entries with an evidence page or word box to look at closely
     at = len(problems)
@@ -184,6 +185,9 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
                                                 "word box needs x0 < x1 and y0 < y1"))
     problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
+    if in_order or (all_well and len(flat.index) == len(leaves)):
+        return problems  # as many distinct entries as leaves, each naming a leaf: every leaf has its entry
+    named = flat.index
     for pointer in leaves:
         if pointer not in named:
             problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
@@ -191,21 +195,25 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     return problems
 
 
-def _all_well(entries: list[Any], paths: list[str], leaves: dict[str, Any], n_pages: int) -> bool:
+def _all_well(flat: FlatEntries, leaves: dict[str, Any], in_order: bool, n_pages: int) -> bool:
     """Whether every entry names a leaf, its first reading equals the leaf's value, its evidence pages are in range
-    and its word boxes well formed: the loop of `content_problems` answered with whole-list operations (equal
-    lists of equal types compare as `value_key` does for scalars; lists and objects are keyed one by one)."""
-    have = [e.readings[0].value for e in entries]
-    want = list(map(leaves.get, paths, repeat(_NO_LEAF)))
-    if have != want or list(map(type, have)) != list(map(type, want)):
+    and its word boxes well formed: the loop of `content_problems` answered with whole-list operations on the
+    flattened entries (equal lists of equal types compare as `value_key` does for scalars; lists and objects
+    are keyed one by one). An entry with more than one reading is left to the loop. `in_order`: the entries'
+    paths are the leaves' pointers, in order."""
+    have = flat.values
+    want = list(leaves.values()) if in_order else list(map(leaves.get, flat.paths, repeat(_NO_LEAF)))
+    if flat.more_readings or have != want:
         return False
-    if any(value_key(h) != value_key(w) for h, w in zip(have, want) if h.__class__ not in _PLAIN):
+    types = list(map(type, have))
+    if types != list(map(type, want)):
         return False
-    evidence = [ev for e in entries for reading in e.readings for ev in reading.evidence]
-    if evidence and max(map(attrgetter("page"), evidence)) > n_pages:
+    if not set(types) <= _PLAIN_TYPES and any(value_key(h) != value_key(w) for h, w in zip(have, want)
+                                              if h.__class__ not in _PLAIN):
         return False
-    words = list(chain.from_iterable(filter(None, map(attrgetter("words"), evidence))))
-    boxes = np.fromiter(chain.from_iterable(words), float, 4 * len(words)).reshape(-1, 4)
+    if len(flat.pages) and int(flat.pages.max()) > n_pages:
+        return False
+    boxes = flat.word_boxes
     return bool(((boxes[:, 0] < boxes[:, 2]) & (boxes[:, 1] < boxes[:, 3])).all())
 
 
@@ -214,6 +222,7 @@ def _entry_of(pointer: str) -> int:
 
 
 _PLAIN = (str, int, float, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
 _NO_LEAF = object()
 
 

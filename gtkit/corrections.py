@@ -43,8 +43,9 @@ def original_expected(expected: Any, parameters: dict[str, Any] | None,
     """(`expected` as the pipeline wrote it, problems as (JSON Pointer into gt.json, message)).
 
     Every recorded correction of a `human` cell (`trust`: field path -> trust) is undone, latest first, so
-    the earliest `before` wins; a record of any other cell must leave the value as it was."""
-    original = copy.deepcopy(expected)
+    the earliest `before` wins; a record of any other cell must leave the value as it was. Where nothing is
+    undone, `expected` itself comes back (not a copy): the caller reads it, never changes it."""
+    original = expected
     problems: list[tuple[str, str]] = []
     records = recorded(parameters)
     if CORRECTIONS in (parameters or {}) and not isinstance((parameters or {})[CORRECTIONS], list):
@@ -60,8 +61,11 @@ def original_expected(expected: Any, parameters: dict[str, Any] | None,
         elif trust[path] != HUMAN:
             if value_key(rec["before"]) != value_key(rec["after"]):
                 problems.append((at, f"corrects {path}, whose trust is {trust[path]!r}, not 'human'"))
-        elif not _restore(original, path, rec["before"]):
-            problems.append((at + "/path", f"{path} is not a place in expected"))
+        else:
+            if original is expected:
+                original = copy.deepcopy(expected)
+            if not _restore(original, path, rec["before"]):
+                problems.append((at + "/path", f"{path} is not a place in expected"))
     return original, problems
 
 

@@ -183,3 +183,80 @@ def test_records_drawn_over_each_other_are_caught():
                            by_column=False)
         assert len(found) == n_problems
     assert "record 1 is drawn over or above record 0" in found[0].message
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_the_check_takes_field_entries_in_any_order(bundles, shuffled, tmp_path):  # type: ignore[no-untyped-def]
+    """The check takes the entries in the order the pipelines write them (leaf order, record after record) as a
+    shortcut, never as a premise: shuffled, a truth is as good, and a value or a box changed in it is named
+    with its own entry."""
+    import random
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["synth-table"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    if shuffled:
+        random.Random(7).shuffle(gt["fields"])
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert check_bundle(folder) == []
+
+    i, entry = next((i, f) for i, f in enumerate(gt["fields"]) if f["path"] == "/properties/40/holder")
+    box = entry["readings"][0]["evidence"][0]["box"]
+    entry["readings"][0]["evidence"][0]["box"] = [box[0] + 0.01, box[1], box[2] + 0.01, box[3]]
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [(p.pointer, p.message.split(" (")[0]) for p in check_bundle(folder)] == [
+        (f"/fields/{i}", "evidence of /properties/40/holder differs from what the PDF shows")]
+
+    entry["readings"][0]["evidence"][0]["box"] = box
+    gt["expected"]["properties"][40]["holder"] += "X"
+    entry["readings"][0]["value"] += "X"
+    (folder / "gt.json").write_text(json.dumps(gt))
+    problems = check_bundle(folder)
+    assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
+
+
+def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # type: ignore[no-untyped-def]
+    """Two neighbouring values' recorded quotes with a word moved from one to the other (the page's text, joined,
+    unchanged) are each reported: the synth check compares every quote with its own value's words."""
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["synth-table"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    at = {f["path"]: i for i, f in enumerate(gt["fields"]) if f["readings"][0]["evidence"]}
+    multi = next(p for p, i in at.items() if p.endswith("/owner_name") and p.replace("/owner_name", "/address") in at
+                 and " " in gt["fields"][i]["readings"][0]["evidence"][0]["quote"])
+    i, j = at[multi], at[multi.replace("/owner_name", "/address")]
+    first, second = (gt["fields"][k]["readings"][0]["evidence"][0] for k in (i, j))
+    *head, last = first["quote"].split(" ")
+    first["quote"], second["quote"] = " ".join(head), f"{last} {second['quote']}"
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [p.pointer for p in check_bundle(folder)] == [f"/fields/{i}", f"/fields/{j}"]
+
+
+@pytest.mark.parametrize("alternates", [False, True])
+def test_a_degraded_box_without_its_quad_is_named(bundles, alternates, tmp_path):  # type: ignore[no-untyped-def]
+    """The degrade check names the evidence whose quad was dropped, whether every entry has one reading (read
+    from the flattened entries) or some has alternates too (every reading's evidence gathered)."""
+    import shutil
+
+    from gtkit.check import check_bundle
+
+    folder = tmp_path / "b"
+    shutil.copytree(bundles["degrade"], folder)
+    gt = json.loads((folder / "gt.json").read_text())
+    with_box = [i for i, f in enumerate(gt["fields"]) if f["readings"][0]["evidence"]]
+    i = with_box[len(with_box) // 2]
+    if alternates:
+        first = gt["fields"][with_box[0]]
+        first["readings"].append({"value": first["readings"][0]["value"],
+                                  "evidence": first["readings"][0]["evidence"]})
+    gt["fields"][i]["readings"][0]["evidence"][0]["quad"] = None
+    (folder / "gt.json").write_text(json.dumps(gt))
+    assert [(p.pointer, p.message) for p in check_bundle(folder)] == [
+        (f"/fields/{i}/readings/0/evidence/0/quad", "a degraded box needs its quad")]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, is_not
 
 import numpy as np
 
 from gtkit.check import Problem
-from gtkit.corrections import HUMAN, original_expected
+from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.degrade.fit import EDGE_TOL
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
@@ -43,7 +43,7 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
     problems.extend(_box_problems(bundle, g))
-    trust = {f.path: f.trust for f in bundle.field_entries()}
+    trust = {f.path: f.trust for f in bundle.field_entries()} if recorded(prov.parameters) else {}  # none to look up
     problems += [Problem(g, pointer, message)
                  for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
     with pymupdf.open(bundle.path / PDF_NAME) as doc:
@@ -56,19 +56,32 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
 
 def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
     """Every box with its quad, every quad on the page, every box the clamped axis-aligned box of its quad:
-    the evidence gathered in one pass, then checked as arrays, problems in evidence order."""
-    entries = bundle.field_entries()
-    evidence = [ev for f in entries for reading in f.readings for ev in reading.evidence]
-    quads = list(map(attrgetter("quad"), evidence))
-    boxes = [_NAN_BOX if b is None else b for b in map(attrgetter("box"), evidence)]
-    has_quad = np.fromiter((q is not None for q in quads), bool, len(quads))
+    the evidence gathered in one pass (the bundle's flattened entries where every entry has one reading), then
+    checked as arrays, problems in evidence order."""
+    flat = bundle.flat_entries()
+    entries = flat.entries
+    if flat.more_readings:
+        evidence = [ev for f in entries for reading in f.readings for ev in reading.evidence]
+        quads = list(map(attrgetter("quad"), evidence))
+        boxes = [_NAN_BOX if b is None else b for b in map(attrgetter("box"), evidence)]
+        all_boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)
+        where = [(i, r, e) for i, f in enumerate(entries) for r, reading in enumerate(f.readings)
+                 for e in range(len(reading.evidence))]  # (entry, reading, evidence) of each evidence, to name it
+        place = where.__getitem__
+    else:
+        quads, all_boxes = flat.quads, flat.boxes  # a missing box is NaN (a box's corners are in [0, 1])
+
+        def place(k: int) -> tuple[int, int, int]:
+            i = int(np.searchsorted(flat.ev_at, k, side="right")) - 1
+            return i, 0, k - int(flat.ev_at[i])
+    has_quad = np.fromiter(map(is_not, quads, repeat(None)), bool, len(quads))
     bad = {int(k): [(0, "/quad", "a degraded box needs its quad")]
-           for k in np.nonzero(~has_quad)[0] if evidence[k].box is not None}
+           for k in np.nonzero(~has_quad & ~np.isnan(all_boxes[:, 0]))[0]}
     if has_quad.any():
         at = np.nonzero(has_quad)[0]
         with_quad = [quads[k] for k in at] if len(at) < len(quads) else quads
         q = np.fromiter(chain.from_iterable(chain.from_iterable(with_quad)), float, 8 * len(at)).reshape(-1, 4, 2)
-        b = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)[at]
+        b = all_boxes[at]
         off_page = ~(np.isfinite(q).all(axis=(1, 2)) & (q >= -EDGE_TOL).all(axis=(1, 2))
                      & (q <= 1 + EDGE_TOL).all(axis=(1, 2)))
         want = np.clip(np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1), 0.0, 1.0)
@@ -81,10 +94,8 @@ def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
             bad.setdefault(int(at[k]), []).append((2, "/box", "is not the axis-aligned box around its quad"))
     if not bad:
         return []
-    where = [(i, r, e) for i, f in enumerate(entries) for r, reading in enumerate(f.readings)
-             for e in range(len(reading.evidence))]  # (entry, reading, evidence) of each evidence, to name it
-    return [Problem(g, "/fields/{}/readings/{}/evidence/{}".format(*where[k]) + key, message)
-            for k in sorted(bad) if entries[where[k][0]].trust != HUMAN for _, key, message in sorted(bad[k])]
+    return [Problem(g, "/fields/{}/readings/{}/evidence/{}".format(*place(k)) + key, message)
+            for k in sorted(bad) if entries[place(k)[0]].trust != HUMAN for _, key, message in sorted(bad[k])]
 
 
 _NAN_BOX = (np.nan,) * 4

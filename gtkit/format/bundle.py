@@ -7,7 +7,7 @@ hashes of the PDF and the schema. Writing is `gtkit.format.writer`'s job.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,7 @@ class Bundle:
     field_check: Task | None = None  # unvalidated until field_check.result() returns
     records: list[FieldRecord] | None = None  # with read_bundle(records=True), when the fast decoder took the
     # file: the field entries, validated (gt.fields is empty, raw_fields None)
+    _flat: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def pdf_path(self) -> Path:
@@ -127,6 +128,15 @@ class Bundle:
             records = records_of(self.raw_fields)
             return records if records is not None else FIELD_ENTRIES.validate_python(self.raw_fields)
         return self.gt.fields
+
+    def flat_entries(self) -> Any:
+        """The field entries flattened once (`gtkit.format.flat.FlatEntries`), shared by every check of the bundle;
+        its `entries` are `field_entries()`."""
+        if self._flat is None:
+            from gtkit.format.flat import FlatEntries
+
+            self._flat = FlatEntries(self.field_entries())
+        return self._flat
 
     @property
     def doc_id(self) -> str:

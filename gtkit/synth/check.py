@@ -18,8 +18,10 @@ compared with the PDF. Every other cell is checked exactly as before.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from gtkit.check import Problem
-from gtkit.corrections import HUMAN, original_expected
+from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.fileio import canonical_sha256
@@ -89,13 +91,14 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         return [Problem(g, "/provenance/family", e.message)]
     if canonical_sha256(family.schema) != canonical_sha256(bundle.schema):
         return [Problem(g, "/schema", f"schema.json is not the schema of family {family.name!r} in this gtkit")]
-    trust = {f.path: f.trust for f in bundle.field_entries()}
+    flat = bundle.flat_entries()
+    trust = dict(zip(flat.paths, map(attrgetter("trust"), flat.entries))) if recorded(gt.provenance.parameters) else {}
     expected, undone = original_expected(gt.expected, gt.provenance.parameters, trust)
     if undone:
         return [Problem(g, pointer, message) for pointer, message in undone]
     if family.renderer == "template":
         return _check_template_bundle(bundle, expected, family, g, pdf_file)
-    if not family.allow_split and HUMAN not in trust.values():  # every fact the check needs is in the PDF, the
+    if not family.allow_split and HUMAN not in map(attrgetter("trust"), flat.entries):  # every fact the check needs is in the PDF, the
         return verify_synth_bundle(bundle, family)               # family and gt.json (and no correction to undo)
     from gtkit.synth.layout import plan_document
     from gtkit.synth.readback import locate

@@ -27,8 +27,7 @@ evidence entry is built.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import chain
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -37,6 +36,7 @@ import pymupdf
 from gtkit.check import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.flat import FlatEntries
 from gtkit.schema import compile_schema, escape_token, iter_leaves
 from gtkit.synth.chrome import geometry
 from gtkit.synth.family import Family, display
@@ -46,8 +46,6 @@ from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, 
 from gtkit.synth.text import leaf_text
 
 MAX_EVIDENCE_PROBLEMS = 50
-
-_NO_BOX = (np.nan,) * 4  # a recorded box that is missing: never equal to a box found, so the walk looks at it
 
 Found = tuple[int, list[tuple[float, ...]], tuple[float, ...], str]
 """Where the PDF shows a value: (1-based page, normalized word boxes, their union box, quote)."""
@@ -63,6 +61,7 @@ def _values(family: Family, records: list[dict[str, Any]], unprinted: list[Synth
     append = out.append
     for r, rec in enumerate(records):
         get = rec.get
+        at = f"{head}/{r}/"
         for name, token, c, fmt in fields:
             value = get(name)
             if value is None:
@@ -73,10 +72,12 @@ def _values(family: Family, records: list[dict[str, Any]], unprinted: list[Synth
                 parts = display(fmt, value).split()
             else:  # what `leaf_text` refuses (a boolean, a list) it refuses here too
                 parts = (leaf_text(family, name, value) or "").split()
-            if parts:
-                append((f"{head}/{r}/{token}", r, c, " ".join(parts), "".join(parts)))
+            if len(parts) == 1:
+                append((at + token, r, c, parts[0], parts[0]))
+            elif parts:
+                append((at + token, r, c, " ".join(parts), "".join(parts)))
             else:
-                unprinted.append(SynthProblem(f"{head}/{r}/{token}", f"value {value!r} is not printed anywhere in the PDF"))
+                unprinted.append(SynthProblem(at + token, f"value {value!r} is not printed anywhere in the PDF"))
     return out
 
 
@@ -103,6 +104,48 @@ def _matches(evidence: list[Any], found: list[Found]) -> bool:
     return True
 
 
+_NEAR = 4096  # how far into the entries the first records' are looked for
+
+
+def _entries_of(values: list[Value], flat: FlatEntries, records: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Each value's field entry (-1 where no entry has its pointer).
+
+    Entries usually go record after record, each record's fields in one order. So each value's entry is first
+    guessed from the first two records' entries of its column (found among the first entries), as a
+    record's worth of entries per record, and the guess kept when every guessed entry's path is its value's
+    pointer: one list comparison instead of a look-up by pointer for each value, done otherwise."""
+    pointers = list(map(itemgetter(0), values))
+    guess = _guess_entries(pointers, flat.paths, records, columns)
+    if guess is not None and list(map(flat.paths.__getitem__, guess.tolist())) == pointers:
+        return guess
+    found = list(map(flat.index.get, pointers))
+    return np.array([-1 if i is None else i for i in found] if None in found else found, dtype=np.int64)
+
+
+def _guess_entries(pointers: list[str], paths: list[str], records: np.ndarray,
+                   columns: np.ndarray) -> np.ndarray | None:
+    n, n_paths = len(pointers), len(paths)
+    if not n:
+        return None
+    cols, first = np.unique(columns, return_index=True)
+    try:
+        at = np.array([paths.index(pointers[j], 0, _NEAR) for j in first.tolist()], dtype=np.int64)
+        step = None
+        nxt = np.nonzero(records > records[0])[0]
+        if len(nxt):  # a later record's value: how many entries a record takes
+            j = int(nxt[0])
+            c = int(np.searchsorted(cols, columns[j]))
+            span = int(records[j] - records[first[c]])
+            step, rest = divmod(paths.index(pointers[j], 0, _NEAR) - int(at[c]), span)
+            if rest:
+                return None
+    except ValueError:
+        return None
+    where = np.searchsorted(cols, columns)
+    guess = at[where] + (records - records[first][where]) * (step or 0)
+    return guess if guess.min() >= 0 and guess.max() < n_paths else None
+
+
 class _Recorded:
     """The recorded evidence of every printed value, in drawing order: what a page is checked against at once.
 
@@ -110,39 +153,36 @@ class _Recorded:
     value-by-value walk would find, with every comparison made on whole pages (joined texts, word boxes, union
     boxes, quotes): or None when anything differs, and the walk then looks, value by value, at what."""
 
-    def __init__(self, values: list[Value], entries: list[Any], index: Any, regions: list, starts_x: np.ndarray,
-                 table: bool):
-        found = [index(v[0]) for v in values]
-        evidence = [entries[i].readings[0].evidence for i in found] if None not in found else None
-        evs = [e[0] for e in evidence] if evidence is not None and all(len(e) == 1 for e in evidence) else None
-        if evs is not None and all(map(attrgetter("verified"), evs)) and not any(map(attrgetter("quad"), evs)) \
-                and all(map(attrgetter("words"), evs)):  # every value with one verified evidence entry, words, no quad
-            pages = list(map(attrgetter("page"), evs))
-            words = list(map(attrgetter("words"), evs))
-            counts = list(map(len, words))
-            self.words = list(chain.from_iterable(words))
-            self.boxes = [b if b is not None else _NO_BOX for b in map(attrgetter("box"), evs)]
-            self.quotes = list(map(attrgetter("quote"), evs))
-        else:  # a value whose evidence is not one such entry gets page 0: no page takes it, so the walk does
-            pages, counts, self.words, self.boxes, self.quotes = [], [], [], [], []
-            for i in found:
-                evidence_i = entries[i].readings[0].evidence if i is not None else ()
-                ev = evidence_i[0] if len(evidence_i) == 1 else None
-                ok = ev is not None and ev.words and ev.verified is True and ev.quad is None
-                pages.append(ev.page if ok else 0)  # type: ignore[union-attr]
-                counts.append(len(ev.words) if ok else 0)  # type: ignore[union-attr,arg-type]
-                self.words += ev.words if ok else ()  # type: ignore[union-attr,operator]
-                self.boxes.append(ev.box if ok and ev.box is not None else _NO_BOX)  # type: ignore[union-attr]
-                self.quotes.append(ev.quote if ok else None)  # type: ignore[union-attr]
-        self.word_boxes = np.fromiter(chain.from_iterable(self.words), float, 4 * len(self.words)).reshape(-1, 4)
-        self.union_boxes = np.fromiter(chain.from_iterable(self.boxes), float, 4 * len(self.boxes)).reshape(-1, 4)
-        del self.words, self.boxes
-        self.pages = np.array(pages, dtype=np.int64)
-        self.word_at = np.concatenate([[0], np.cumsum(np.array(counts, dtype=np.int64))])
-        self.chars = [v[4] for v in values]
-        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, len(values)))])
-        self.records = np.array([v[1] for v in values], dtype=np.int64)
-        self.columns = np.array([v[2] for v in values], dtype=np.int64)
+    def __init__(self, values: list[Value], flat: FlatEntries, regions: list, starts_x: np.ndarray, table: bool):
+        n = len(values)
+        self.chars = list(map(itemgetter(4), values))
+        self.char_at = np.concatenate([[0], np.cumsum(np.fromiter(map(len, self.chars), np.int64, n))])
+        self.records = np.fromiter(map(itemgetter(1), values), np.int64, n)
+        self.columns = np.fromiter(map(itemgetter(2), values), np.int64, n)
+        entry = _entries_of(values, flat, self.records, self.columns)
+        safe = np.maximum(entry, 0)
+        # a value is taken when its entry's first reading has exactly one evidence entry, verified, with words,
+        # a quote and no quad; any other gets page 0: no page takes it, so the walk looks at it value by value
+        ok = (entry >= 0) & (flat.ev_at[safe + 1] - flat.ev_at[safe] == 1)
+        ev = flat.ev_at[safe[ok]]
+        quotes = np.array(flat.quotes, dtype=object)
+        ok[ok] = (flat.plain[ev] & (flat.word_at[ev + 1] > flat.word_at[ev])
+                  & (quotes[ev] != None))  # noqa: E711 (elementwise)
+        ev = flat.ev_at[safe[ok]]
+        self.pages = np.zeros(n, dtype=np.int64)
+        self.pages[ok] = flat.pages[ev]
+        counts = np.zeros(n, dtype=np.int64)
+        counts[ok] = flat.word_at[ev + 1] - flat.word_at[ev]
+        self.word_at = np.concatenate([[0], np.cumsum(counts)])
+        rows = np.repeat(flat.word_at[ev] - self.word_at[:-1][ok], counts[ok]) + np.arange(int(self.word_at[-1]))
+        self.word_boxes = flat.word_boxes[rows]
+        self.union_boxes = np.full((n, 4), np.nan)
+        self.union_boxes[ok] = flat.boxes[ev]  # a missing box is NaN: never equal to a box found
+        quotes_ = np.full(n, None, dtype=object)
+        quotes_[ok] = quotes[ev]
+        self.quotes: list[str | None] = quotes_.tolist()
+        self.quote_len = np.full(n, -1, dtype=np.int64)
+        self.quote_len[ok] = np.fromiter(map(len, quotes_[ok]), np.int64, int(ok.sum()))
         self.regions, self.starts_x, self.table = regions, starts_x, table
 
     def page_run(self, p: int, a: int, texts: list[str], coords: np.ndarray, norm_arr: np.ndarray,
@@ -171,9 +211,10 @@ class _Recorded:
                           np.maximum.reduceat(sub[:, 2], at), np.maximum.reduceat(sub[:, 3], at)], axis=1)
         if not np.array_equal(union, self.union_boxes[a:b]):
             return None
-        last = np.zeros(n - k0, dtype=bool)
-        last[firsts[1:] - 1] = True
-        if "".join(map(str.__add__, body, np.where(last, "\n", " ").tolist())) != "\n".join(self.quotes[a:b]) + "\n":
+        # the quotes: the page's words and the recorded quotes each joined by spaces are the same text, and each
+        # quote is as long as its value's words so joined: then each quote is its words
+        if not np.array_equal(np.diff(ends) + np.diff(firsts) - 1, self.quote_len[a:b]) \
+                or " ".join(body) != " ".join(self.quotes[a:b]):
             return None
         if self.table:
             columns = self.columns[a:b]
@@ -192,8 +233,12 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
     g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
     expected = bundle.gt.expected
-    entries = bundle.field_entries()
-    index = {e.path: i for i, e in enumerate(entries)}.get
+    flat = bundle.flat_entries()
+    entries = flat.entries
+
+    def index(pointer: str) -> int | None:  # the dictionary of paths is made only if the walk needs it
+        return flat.index.get(pointer)
+
     records = expected.get(family.records_field) or []
     columns, (_, body_top, _, body_bottom) = body_columns(family)
     table = family.renderer == "table"
@@ -211,7 +256,7 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
             n_pages = doc.page_count
             chrome = page_chrome(family, expected, n_pages)
             cursor, n_values = 0, len(values)
-            recorded: _Recorded | None = _Recorded(values, entries, index, regions, starts_x, table)
+            recorded: _Recorded | None = _Recorded(values, flat, regions, starts_x, table)
             value_records = recorded.records
             last_record, last_page, region = -1, -1, regions[0]
             for p in range(n_pages):
