@@ -51,8 +51,7 @@ def build_document(c: Consensus, r: DocResult, *, family: str | None = None) -> 
                 if cell.value is not None and not any(e["box"] is not None for e in evidence_list):
                     out.draw.append({"doc": r.doc_id, "path": cell.pointer, "value": cell.value,
                                      "pages": sorted({e["page"] for e in evidence_list})})
-        out.queue += [_extra_item(r, x, evidence) for x in r.extras]
-        out.queue += [_withheld_item(r, w, evidence) for w in r.withheld]
+        out.queue += [_record_item(r, x, evidence) for x in (*r.extras, *r.withheld)]
         return out
     finally:
         words.close()
@@ -107,29 +106,17 @@ def _cell_item(r: DocResult, cell: Cell, evidence: CitedEvidence) -> dict[str, A
     }
 
 
-def _extra_item(r: DocResult, x: ExtraRecord, evidence: CitedEvidence) -> dict[str, Any]:
-    """The queue item of a vote for an extra record: which systems have the row, and the row each gave."""
+def _record_item(r: DocResult, x: ExtraRecord | WithheldRecord, evidence: CitedEvidence) -> dict[str, Any]:
+    """The queue item of a record the systems disagree on: an extra record (a vote on whether it exists) or a
+    row `expected` cannot hold (with `reasons`); which systems have the row, and the row each gave."""
     pool = r.pool
     cited = x.members.get(evidence.citing) if evidence.citing is not None else None
+    withheld = isinstance(x, WithheldRecord)
     return {
-        "id": f"{r.doc_id}#{x.pointer}", "kind": "extra_record", "doc": r.doc_id, "path": x.pointer,
-        "field": x.field, "tier": SPLIT, "null_over_value": False, "cause": x.cause, "fix": x.fix,
-        "weight": round(x.weight, 4),
+        "id": f"{r.doc_id}#{x.pointer}", "kind": "withheld_record" if withheld else "extra_record", "doc": r.doc_id,
+        "path": x.pointer, "field": x.field, "tier": SPLIT, "null_over_value": False, "cause": x.cause, "fix": x.fix,
+        "weight": round(x.weight, 4), **({"reasons": [p.to_json() for p in x.reasons]} if withheld else {}),
         "votes": [{"system": s, "family": pool.family[s], "present": s in x.members,
                    "row": x.members[s][0] if s in x.members else None} for s in pool.systems],
-        "pages": evidence.pages_under(cited[1]) if cited is not None else [],
-    }
-
-
-def _withheld_item(r: DocResult, w: WithheldRecord, evidence: CitedEvidence) -> dict[str, Any]:
-    """The queue item of a row `expected` cannot hold: why (`reasons`), and the row each system gave."""
-    pool = r.pool
-    cited = w.members.get(evidence.citing) if evidence.citing is not None else None
-    return {
-        "id": f"{r.doc_id}#{w.pointer}", "kind": "withheld_record", "doc": r.doc_id, "path": w.pointer,
-        "field": w.field, "tier": SPLIT, "null_over_value": False, "cause": w.cause, "fix": w.fix,
-        "weight": round(w.weight, 4), "reasons": [p.to_json() for p in w.reasons],
-        "votes": [{"system": s, "family": pool.family[s], "present": s in w.members,
-                   "row": w.members[s][0] if s in w.members else None} for s in pool.systems],
         "pages": evidence.pages_under(cited[1]) if cited is not None else [],
     }
