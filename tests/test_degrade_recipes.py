@@ -112,3 +112,13 @@ def test_unknown_recipe_and_bad_files(tmp_path):
     f3 = tmp_path / "mine.toml"
     f3.write_text('description = "mine"\n[[stages]]\nstage = "blur"\nsigma = [0.1, 0.2]\n', encoding="utf-8")
     assert load_recipe(f3).name == "mine"
+
+
+def test_an_empty_recipe_file_is_refused(tmp_path):
+    path = tmp_path / "nothing.toml"
+    path.write_text("")
+    with pytest.raises(GtkitError, match="nothing.toml: the recipe is empty"):
+        load_recipe(path)
+    path.write_text("# only a comment\n")
+    with pytest.raises(GtkitError, match="the recipe is empty"):
+        load_recipe(path)

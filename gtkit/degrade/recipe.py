@@ -141,7 +141,10 @@ def recipe_path(name_or_path: str | Path) -> Path:
 
 def load_recipe(name_or_path: str | Path) -> Recipe:
     path = recipe_path(name_or_path)
-    return parse(Recipe, {"name": path.stem, **read_toml(path)}, path)
+    data = read_toml(path)
+    if not data:  # every key has a default, but a file that says nothing is a mistake, not a recipe
+        raise GtkitError("the recipe is empty: give at least a [geometry] table or [[stages]]", path)
+    return parse(Recipe, {"name": path.stem, **data}, path)
 
 
 def recipe_files() -> dict[str, Path]:
