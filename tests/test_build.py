@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gtkit.build import build, read_plan
-from gtkit.cli import main
+from helpers import run_cli
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "small-plan.toml"
 
@@ -61,14 +61,10 @@ def tree_hash(folder: Path) -> str:
     return h.hexdigest()
 
 
-def cli(args: list[object], capsys) -> tuple[int, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
+def cli(args: list, capsys) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """Run the CLI in this process: (exit status, stdout and stderr together)."""
+    code, out, err = run_cli(args, capsys)
+    return code, out + err
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from typing import Any
 import pymupdf
 import pytest
 
-from gtkit.cli import main
 from gtkit.consensus.causes import classify_document
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
 from gtkit.consensus.tiers import settle
@@ -19,6 +18,7 @@ from gtkit.consensus.walk import walk_document
 from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
 from gtkit.schema import compile_schema
+from helpers import run_cli
 
 SCHEMA: dict[str, Any] = {
     "title": "t", "version": "1", "type": "object",
@@ -209,14 +209,10 @@ def workspace(tmp: Path, outputs: dict[str, dict[str, Any]], families: dict[str,
             "systems": tmp / "systems.toml", "out": tmp / "gt"}
 
 
-def cli(args: list[str], capsys) -> tuple[int, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
+def cli(args: list, capsys) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """Run the CLI in this process: (exit status, stdout and stderr together)."""
+    code, out, err = run_cli(args, capsys)
+    return code, out + err
 
 
 def consensus_args(ws: dict[str, Path], *extra: str) -> list[str]:

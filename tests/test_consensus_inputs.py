@@ -7,21 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gtkit.cli import main
 from test_consensus import consensus_args, workspace
+from helpers import run_cli
 
 FAMILIES = {"a": "A", "b": "B", "c": "C"}
 OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"}, "c": {"name": "Acne", "po": "PO-1"}}
-
-
-def run_cli(args: list, capsys) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def assert_refused(code: int, err: str, *names: str) -> None:

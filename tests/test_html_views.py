@@ -19,7 +19,6 @@ from gtkit.score import Counts, DocumentScore
 from gtkit.synth.pipeline import synth
 from helpers import run_cli as run
 
-CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -208,37 +207,28 @@ def test_view_helpers() -> None:
     assert [d.score.doc_id for d in ranked] == ["b", "d", "c", "a"]
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (/usr/bin/chromium)")
-def test_report_opens_from_file_in_a_browser(report) -> None:  # type: ignore[no-untyped-def]
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        try:
-            page = browser.new_page()
-            requests: list[str] = []
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto((report / "index.html").resolve().as_uri())
-            assert page.locator("#summary tbody tr").count() >= 2  # overall and at least one slice
-            rows = page.locator("#documents tbody tr")
-            assert rows.count() == 2
-            first = rows.nth(0).locator("a")
-            worst = first.inner_text()
-            first.click()
-            page.wait_for_load_state("load")
-            assert page.locator("h1").inner_text().startswith(worst)
-            assert page.locator("#cells-problems tbody tr").count() >= 10
-            images = page.locator(".page img")
-            assert images.count() >= 1
-            widths = page.eval_on_selector_all(".page img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-            assert widths and all(w > 0 for w in widths)
-            page.locator("#cells-problems a[href^='#c']").first.click()  # a problem cell jumps to its box
-            assert page.evaluate("location.hash").startswith("#c")
-            assert page.locator(":target").count() == 1
-            assert all(u.startswith("file://") for u in requests)  # nothing fetched from anywhere else
-        finally:
-            browser.close()
+def test_report_opens_from_file_in_a_browser(report, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((report / "index.html").resolve().as_uri())
+    assert page.locator("#summary tbody tr").count() >= 2  # overall and at least one slice
+    rows = page.locator("#documents tbody tr")
+    assert rows.count() == 2
+    first = rows.nth(0).locator("a")
+    worst = first.inner_text()
+    first.click()
+    page.wait_for_load_state("load")
+    assert page.locator("h1").inner_text().startswith(worst)
+    assert page.locator("#cells-problems tbody tr").count() >= 10
+    images = page.locator(".page img")
+    assert images.count() >= 1
+    widths = page.eval_on_selector_all(".page img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+    assert widths and all(w > 0 for w in widths)
+    page.locator("#cells-problems a[href^='#c']").first.click()  # a problem cell jumps to its box
+    assert page.evaluate("location.hash").startswith("#c")
+    assert page.locator(":target").count() == 1
+    assert all(u.startswith("file://") for u in requests)  # nothing fetched from anywhere else
 
 
 def test_score_report_of_a_truth_without_boxes(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -13,11 +13,7 @@ from gtkit.synth import family as family_mod
 from helpers import run_cli as run
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():  # type: ignore[no-untyped-def]
-    family_mod._cached.cache_clear()
-    yield
-    family_mod._cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 
 
 def test_user_families_and_recipes_are_listed_and_used(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]

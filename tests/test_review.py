@@ -17,9 +17,8 @@ import pytest
 from gtkit.cli import main
 from gtkit.format import read_bundle
 
-from review_helpers import CHROMIUM_ARGS, consensus_output, start_server
+from review_helpers import consensus_output, start_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -146,17 +145,6 @@ def test_bad_input_is_one_line_exit_2(tmp_path, dataset, fresh, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "decisions.jsonl: line 1: unknown cell nope#/x" in err and len(err.splitlines()) == 1
-
-
-@pytest.fixture()
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _title(page) -> str:

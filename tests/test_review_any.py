@@ -17,9 +17,8 @@ from gtkit.check import check_path
 from gtkit.cli import main
 from gtkit.format import read_bundle
 
-from review_helpers import CHROMIUM_ARGS, start_server
+from review_helpers import start_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _run(*args: str) -> None:
@@ -145,17 +144,6 @@ def test_adjudicate_corrects_a_degraded_bundle_and_refuses_bad_lines(made, tmp_p
             main(verb)
         err = capsys.readouterr().err.strip()
         assert e.value.code == 2 and "not a consensus output, a dataset or a bundle" in err and len(err.splitlines()) == 1
-
-
-@pytest.fixture()
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _wait_item(page, item_id: str) -> None:

@@ -29,11 +29,7 @@ PRECINCTS = 45  # a countywide contest runs onto a second page; a district conte
 SEED = 3
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():  # type: ignore[no-untyped-def]
-    family_mod._cached.cache_clear()
-    yield
-    family_mod._cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 
 
 @pytest.fixture(scope="module")

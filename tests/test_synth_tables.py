@@ -38,11 +38,7 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():  # type: ignore[no-untyped-def]
-    family_mod._cached.cache_clear()
-    yield
-    family_mod._cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 
 
 @pytest.fixture(scope="module")

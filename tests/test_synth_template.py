@@ -65,11 +65,7 @@ TOY_TEMPLATE = """<!doctype html>
 """
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():  # type: ignore[no-untyped-def]
-    family_mod._cached.cache_clear()
-    yield
-    family_mod._cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 
 
 @pytest.fixture
