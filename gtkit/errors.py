@@ -1,8 +1,16 @@
-"""The one error type the CLI turns into a one-line message and exit status 2."""
+"""The one error type the CLI turns into a one-line message and exit status 2, and notes about what gtkit did
+on the user's behalf (the CLI prints them as `gtkit: note: ...` on stderr)."""
 
 from __future__ import annotations
 
+import errno
+import logging
 from pathlib import Path
+from typing import TypeGuard
+
+LOGGER = logging.getLogger("gtkit")
+# Write errors that mean the disk (or the process's share of it) is full: the user's to fix, not a bug.
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 class GtkitError(Exception):
@@ -15,3 +23,13 @@ class GtkitError(Exception):
 
     def __reduce__(self):  # pickled as (message, path): a worker's error reaches the caller unchanged
         return type(self), (self.message, self.path)
+
+
+def note(message: str, path: str | Path | None = None) -> None:
+    """Tell the user of something done on their behalf (a leftover removed, a lock taken over): one line."""
+    LOGGER.warning(f"{path}: {message}" if path is not None else message)
+
+
+def disk_full(error: BaseException) -> TypeGuard[OSError]:
+    """Whether `error` is a write refused for want of space (`DISK_FULL`)."""
+    return isinstance(error, OSError) and error.errno in DISK_FULL

@@ -8,6 +8,7 @@ temporary sibling folder and renamed into place the same way.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gtkit.errors import GtkitError
+from gtkit.errors import GtkitError, disk_full
 
 
 def _umask() -> int:
@@ -76,7 +77,10 @@ def read_json(path: Path) -> Any:
 
 
 def write_bytes_atomic(path: Path, data: bytes, *, force: bool = False) -> None:
-    """Write `data` to `path` via a temp file and rename; refuse to replace an existing file unless `force`."""
+    """Write `data` to `path` via a temp file and rename; refuse to replace an existing file unless `force`.
+
+    Without `force` the temp file is hard-linked to `path`, which fails if anything appeared there meanwhile,
+    so a file made between the check and the write is never replaced."""
     path = Path(path)
     if path.exists() and not force:
         raise GtkitError("already exists (use --force to overwrite)", path)
@@ -85,11 +89,28 @@ def write_bytes_atomic(path: Path, data: bytes, *, force: bool = False) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        if force:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _link_new(tmp: str, path: Path) -> None:
+    """Give the finished temp file `tmp` the name `path` only if nothing has that name yet."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise GtkitError("appeared while this command ran; left as it is (use --force to overwrite)", path) from None
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+            raise
+        os.replace(tmp, path)  # a file system without hard links: the check above is the only guard
+    else:
+        os.unlink(tmp)
 
 
 def write_json_atomic(path: Path, obj: Any, *, force: bool = False, indent: int | None = 1) -> None:
@@ -132,29 +153,53 @@ def staged_dir(target: Path, *, force: bool = False,
                replaceable: Callable[[Path], bool] | None = None) -> Iterator[Path]:
     """Yield a fresh temporary folder next to `target`; on success it replaces `target` atomically.
 
-    If the body raises, the staging folder is removed and `target` is untouched, so a
-    failed run never leaves half an output behind.
-    """
+    The output is claimed for the whole run (`gtkit.claim`: a second command on it is refused, leftovers of dead
+    runs are removed) and checked twice, at the start and again at commit, so an output that appeared or changed
+    meanwhile is never replaced unless `force` and `replaceable` allow it. If the body raises, the staging folder
+    is removed and `target` is untouched, so a failed run never leaves half an output behind; a disk that fills
+    up is one line naming the output."""
+    from gtkit.claim import claim
+
     target = Path(target)
     check_output(target, force=force, replaceable=replaceable)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
-    except OSError as e:
-        raise GtkitError(f"cannot create the output here ({e.strerror})", target) from None
-    os.chmod(stage, 0o777 & ~_umask())
-    try:
-        yield stage
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.replace(target, old)
+    with claim(target):
+        check_output(target, force=force, replaceable=replaceable)
+        existed = target.exists() or target.is_symlink()
+        try:
+            stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+        except OSError as e:
+            raise GtkitError(f"cannot create the output here ({e.strerror})", target) from None
+        try:
+            os.chmod(stage, 0o777 & ~_umask())
+            yield stage
+            if not existed and (target.exists() or target.is_symlink()):  # made by something else meanwhile
+                raise GtkitError("appeared while this command ran; left as it is, and nothing was written", target)
+            check_output(target, force=force, replaceable=replaceable)  # what changed while the body ran
+            _commit(stage, target)
+        except BaseException as e:
+            shutil.rmtree(stage, ignore_errors=True)
+            if disk_full(e):
+                raise GtkitError(f"cannot write the output: {e.strerror} (nothing was written)", target) from None
+            raise
+
+
+def _commit(stage: Path, target: Path) -> None:
+    """Rename the finished `stage` to `target`, moving an output that `check_output` allowed to replace aside
+    first. A new target is renamed to without replacing: the rename fails rather than replace a folder with
+    anything in it (or a file) that appeared since the check."""
+    if not (target.exists() or target.is_symlink()):
+        try:
+            os.rename(stage, target)
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+                raise
+            raise GtkitError("appeared while this command ran; left as it is, and nothing was written",
+                             target) from None
+        return
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    os.replace(target, old)
     os.replace(stage, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+    shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
 
 
 def canonical_sha256(obj: Any) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.build.plan import CONSENSUS_DIR, KINDS, ConsensusTask, DegradeTask, Expanded, Task, read_plan, split_of
+from gtkit.claim import claim
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, dumps_json, write_bytes_atomic
 from gtkit.workers import DEFAULT_WORKERS
@@ -122,12 +123,13 @@ def _open_output(out: Path, expanded: Expanded, *, force: bool) -> None:
 
 
 def _remove_leftovers(out: Path) -> None:
-    """Staging folders and temporary files a killed run left (`.<name>.<random>.partial` / `.tmp`)."""
+    """Staging folders, temporary files and lock files a killed run left (`.<name>.<random>.partial` / `.tmp`,
+    `.<name>.lock`): no task of this build runs yet, and no other build can, so none of them is in use."""
     for folder in (out, out / CONSENSUS_DIR):
         if not folder.is_dir():
             continue
         for p in folder.iterdir():
-            if p.name.startswith(".") and (p.name.endswith((".partial", ".tmp")) or ".old-" in p.name):
+            if p.name.startswith(".") and (p.name.endswith((".partial", ".tmp", ".lock")) or ".old-" in p.name):
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
 
@@ -201,21 +203,28 @@ def build(plan_path: Path, out: Path, *, workers: int = DEFAULT_WORKERS, executo
 
         client = connect(scheduler or "", CONNECT_TIMEOUT_S)
     try:
-        _open_output(out, expanded, force=force)
-        _remove_leftovers(out)
-        todo = [t for t in expanded.tasks if not (out / t.rel_path).exists()]
-        if todo:
-            (out / "dataset.jsonl").unlink(missing_ok=True)  # the index says the dataset is complete
-        counts = _Counts(expanded.tasks, todo, progress)
-        if client is not None:
-            from gtkit.build.dask import run_dask
-
-            run_dask(client, todo, out, counts)
-        else:
-            _run_local(todo, out, workers, counts)
+        with claim(out):  # one build per output folder; refused in one line while another runs
+            return _build_claimed(expanded, out, force=force, workers=workers, client=client, progress=progress)
     finally:
         if client is not None:
             client.close()
+
+
+def _build_claimed(expanded: Expanded, out: Path, *, force: bool, workers: int, client: Any,
+                   progress: Progress | None) -> BuildReport:
+    """The build itself, once `out` is this command's."""
+    _open_output(out, expanded, force=force)
+    _remove_leftovers(out)
+    todo = [t for t in expanded.tasks if not (out / t.rel_path).exists()]
+    if todo:
+        (out / "dataset.jsonl").unlink(missing_ok=True)  # the index says the dataset is complete
+    counts = _Counts(expanded.tasks, todo, progress)
+    if client is not None:
+        from gtkit.build.dask import run_dask
+
+        run_dask(client, todo, out, counts)
+    else:
+        _run_local(todo, out, workers, counts)
     report = write_index(out, expanded)
     report.present = counts.present
     report.made = {k: counts.done[k] - counts.present[k] for k in KINDS}

@@ -7,13 +7,14 @@ the problem, exiting with status 2; `--debug` shows the traceback instead.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
 import typer
 
 from gtkit import __version__
-from gtkit.errors import GtkitError
+from gtkit.errors import LOGGER, GtkitError, disk_full
 
 app = typer.Typer(
     name="gtkit",
@@ -71,12 +72,26 @@ def _interrupted(error: BaseException) -> bool:
     return False
 
 
+class _NoteHandler(logging.Handler):
+    """Notes as `gtkit: note: ...` on whatever stderr is when they are made (a test's capture included)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"gtkit: note: {record.getMessage()}", file=sys.stderr)
+
+
+def _show_notes() -> None:
+    if not any(isinstance(h, _NoteHandler) for h in LOGGER.handlers):
+        LOGGER.addHandler(_NoteHandler())
+        LOGGER.propagate = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors exit 2 (typer), input problems one line and exit 2, nothing else escapes."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     if debug:  # accepted anywhere on the line, before or after the verb
         args = ["--debug", *(a for a in args if a != "--debug")]
+    _show_notes()
     try:
         app(args=args, prog_name="gtkit")
     except GtkitError as e:
@@ -95,5 +110,10 @@ def main(argv: list[str] | None = None) -> None:
             _exit_interrupted()
         if debug:
             raise
+        if disk_full(e):  # the machine's to fix, not gtkit's: one line and the status of an input problem
+            where = f"{e.filename}: " if e.filename else ""
+            print(f"gtkit: error: {where}cannot write: {e.strerror} (free some space and run the "
+                  "command again; nothing was written)", file=sys.stderr)
+            sys.exit(2)
         print(f"gtkit: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr)
         sys.exit(1)
