@@ -120,3 +120,12 @@ def test_a_second_correction_at_the_top_level_names_the_first(edited, tmp_path, 
     confirm = write(tmp_path / "confirm.jsonl", {"id": ID, "action": "accept"})   # a confirmation changes nothing
     assert cli(["adjudicate", edited, "--decisions", confirm], capsys)[0] == 0
 
+
+def test_check_reports_a_corrections_log_that_disagrees_with_the_truth(edited, capsys):
+    gt_path = edited / "consensus" / "invoices" / DOC / "gt.json"
+    gt = json.loads(gt_path.read_bytes())
+    gt["provenance"]["parameters"]["corrections"][0]["after"] = "STALE"
+    gt_path.write_text(json.dumps(gt))
+    code, text = cli(["check", edited], capsys)
+    assert code == 1
+    assert f"{gt_path}#/provenance/parameters/corrections/0/after: " in text and CELL in text and "'PERSON'" in text
