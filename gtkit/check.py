@@ -3,7 +3,8 @@
 `check_path` returns every problem it finds (file, JSON Pointer, message) instead
 of stopping at the first: the format of gt.json, the recorded hashes, the task
 schema's validity, `expected` against the schema, exactly one field entry per
-leaf, first readings equal to `expected`, pages in range, boxes inside the page.
+leaf, first readings equal to `expected`, pages in range, boxes inside the page, a
+corrections log whose last record of each cell says its value.
 Then the check of the pipeline that made the bundle, from the table `PIPELINE_CHECKS`
 (the synth check re-finds every value in the PDF, for instance): the same answer from the
 library, the CLI or a test, whatever was imported before.
@@ -23,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gtkit.corrections import log_problems, recorded
 from gtkit.errors import GtkitError
 from gtkit.format import (
     READABLE_VERSIONS,
@@ -140,6 +142,9 @@ def content_problems(bundle: Bundle) -> list[Problem]:
     problems: list[Problem] = []
     for pointer, message in fast_validation_errors(bundle.schema, gt.expected):
         problems.append(Problem(g, "/expected" + pointer, f"expected does not satisfy the schema: {message}"))
+    if recorded(gt.provenance.parameters):  # a person's corrections: the log's last word is the cell's value
+        problems += [Problem(g, pointer, message) for pointer, message in
+                     log_problems(gt.provenance.parameters, dict(zip(flat.paths, flat.values)))]
 
     root = compile_schema(bundle.schema)
     leaves = leaf_values(root, gt.expected)

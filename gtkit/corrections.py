@@ -12,11 +12,15 @@ A pipeline's check (synth re-reads the PDF) takes a `human` cell as the person's
 cell as before: `original_expected` gives back the `expected` the pipeline wrote, so the check can re-plan
 and re-read the document from it; a record of a cell that is not `human` must leave its value as it was (a
 confirmation), or it is a problem.
+
+Whatever made the bundle, the log's last record of a cell must say the cell's value (`log_problems`, run by
+`gtkit check`): a cell decided again without its record would otherwise keep a log that says an older value.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from gtkit.normalize import value_key
@@ -36,6 +40,24 @@ def recorded(parameters: dict[str, Any] | None) -> list[Any]:
     """The correction records of a bundle's `provenance.parameters` (an empty list when there are none)."""
     value = (parameters or {}).get(CORRECTIONS)
     return value if isinstance(value, list) else []
+
+
+def log_problems(parameters: dict[str, Any] | None, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(JSON Pointer into gt.json, message) for every cell whose last correction record does not say its value
+    (`values`: field path -> the cell's value). Records that are not well formed, and records of a path that
+    is no cell, are left to `original_expected`."""
+    records = recorded(parameters)
+    last: dict[str, int] = {}
+    for i, rec in enumerate(records):
+        if isinstance(rec, dict) and isinstance(rec.get("path"), str) and "after" in rec:
+            last[rec["path"]] = i
+    problems = []
+    for path, i in last.items():
+        if path in values and value_key(records[i]["after"]) != value_key(values[path]):
+            problems.append((f"/provenance/parameters/{CORRECTIONS}/{i}/after",
+                             f"the last correction of {path} says {records[i]['after']!r}, but its value is "
+                             f"{values[path]!r}"))
+    return problems
 
 
 def original_expected(expected: Any, parameters: dict[str, Any] | None,

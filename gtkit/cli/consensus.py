@@ -39,11 +39,13 @@ def adjudicate(
     decisions: Path = typer.Option(..., "--decisions", help="decisions.jsonl: one decision per line."),
     who: str = typer.Option(None, "--who", help="Who decided, for lines that do not say."),
     now: bool = typer.Option(False, "--now", help="Stamp lines that carry no 'when' with the current UTC time."),
+    force: bool = typer.Option(False, "--force", help="Let a decision change a cell a person decided (trust "
+                               "human) without naming the value it replaces (\"supersedes\")."),
 ) -> None:
     """Apply a person's decisions (accept a vote, edit, null, redraw or accept a box) with an audit trail."""
     from gtkit.consensus.adjudicate import adjudicate as run
 
-    n, left = run(dataset, decisions, who=who, now=now)
+    n, left = run(dataset, decisions, who=who, now=now, force=force)
     typer.echo(f"{n} decision(s) applied; {left} item(s) left in the queue" if left is not None else
                f"{n} decision(s) applied; each corrected bundle records them in provenance.parameters.corrections")
 

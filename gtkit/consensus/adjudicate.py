@@ -15,6 +15,14 @@ and makes the cell `adjudicated`; `edit`, `null` and box decisions make it `huma
 (`trust` in the line overrides). Every change appends one line to `audit.jsonl`
 (seq, who, when, doc, path, action, note, before, after); `when` comes from the line, or
 is the current time only with --now, so the same inputs give the same bytes.
+A decision is settled once, wherever it was made. A queue item whose cell is already `human` or
+`adjudicated` in its bundle (decided at the top level of a `gtkit build` dataset that holds this consensus
+output, say) is not open: `gtkit review` does not list it and the next adjudication drops it from
+queue.jsonl. A decision that would change the value or the trust of a `human` cell is refused unless it
+names the value it replaces (`"supersedes": <value>`) or `force` is given (a new box on the same value is
+no such change); a `supersedes` that is not the cell's current value is refused even so. Where a bundle's
+`provenance.parameters.corrections` names a cell, a later decision on it is recorded there too, so the
+log's last record of a cell always says its value.
 Every line is parsed by its action's model, then every decision is checked against the
 dataset, before anything is written; the dataset is replaced as a whole (staged with hard
 links), so a bad line leaves it untouched.
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -43,18 +52,20 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
 from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
                           read_index, write_bundle_output, write_dataset)
+from gtkit.normalize import value_key
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 
-def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None,
-               now: bool = False) -> tuple[int, int | None]:
+def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False,
+               force: bool = False) -> tuple[int, int | None]:
     """Apply every decision; returns (decisions applied, items left in the queue, or None for a dataset that is
-    not a consensus output)."""
+    not a consensus output). `force` lets a decision change a `human` cell without naming the value it
+    replaces."""
     dataset = Path(dataset)
     require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
-    session = Session(dataset, Path(decisions_path), who, stamp)
+    session = Session(dataset, Path(decisions_path), who, stamp, force)
     for lineno, d in decisions:
         session.apply(lineno, d)
     session.validate()
@@ -72,6 +83,24 @@ def require_reviewable(dataset: Path) -> None:
     if not (is_consensus_output(dataset) or is_dataset(dataset) or (dataset / GT_NAME).is_file()):
         raise GtkitError(f"not a consensus output, a dataset or a bundle (no {QUEUE_NAME}, dataset.jsonl or "
                          f"{GT_NAME})", dataset)
+
+
+DECIDED = ("human", "adjudicated")   # the trust of a cell a person decided
+
+
+def decided_elsewhere(queue: list[dict[str, Any]], folders: dict[str, Path]) -> set[str]:
+    """The ids of the queue items (contested cells) whose cell is already `human` or `adjudicated` in its bundle
+    (`folders`: doc id -> bundle folder): decided somewhere else than this queue, so settled, not open."""
+    by_doc: dict[str, list[dict[str, Any]]] = {}
+    for q in queue:
+        if q.get("kind") == "cell" and q.get("doc") in folders:
+            by_doc.setdefault(q["doc"], []).append(q)
+    out: set[str] = set()
+    for doc, items in by_doc.items():
+        bundle = read_bundle(folders[doc], verify=False, raw_fields=True, records=True)
+        decided = {e.path for e in bundle.field_entries() if e.trust in DECIDED}
+        out.update(q["id"] for q in items if q.get("path") in decided)
+    return out
 
 
 def bundle_entries(dataset: Path) -> dict[str, DatasetEntry]:
@@ -109,8 +138,9 @@ class Session:
     decisions_path: Path
     who: str | None
     stamp: str | None
+    force: bool = False   # a decision may change a `human` cell without naming the value it replaces
     entries: dict[str, DatasetEntry] = field(init=False)
-    queue: list[dict[str, Any]] = field(init=False)
+    queue: list[dict[str, Any]] = field(init=False)   # the open items (see `decided_elsewhere`)
     docs: dict[str, _Document] = field(default_factory=dict)
     settled: set[str] = field(default_factory=set)   # cell ids decided
     boxed: set[str] = field(default_factory=set)     # cell ids given a box (they leave draw.jsonl)
@@ -119,8 +149,11 @@ class Session:
     def __post_init__(self) -> None:
         self.consensus = is_consensus_output(self.dataset)
         self.entries = bundle_entries(self.dataset)
-        self.queue = [item for _, item in read_jsonl(self.dataset / QUEUE_NAME)] if self.consensus else []
-        self.queue_by_id = {q["id"]: q for q in self.queue}
+        queue = [item for _, item in read_jsonl(self.dataset / QUEUE_NAME)] if self.consensus else []
+        self.queue_by_id = {q["id"]: q for q in queue}   # the votes of every item, open or not
+        folders = {doc_id: self.dataset / e.path for doc_id, e in self.entries.items()}
+        settled = decided_elsewhere(queue, folders) if self.consensus else set()
+        self.queue = [q for q in queue if q["id"] not in settled]
         self.old_audit = [item for _, item in read_jsonl(self.dataset / AUDIT_NAME, missing_ok=True)] \
             if self.consensus else []
 
@@ -143,14 +176,23 @@ class Session:
         doc = self.docs[doc_id]
         q = self.queue_by_id.get(cid)
         if q is not None and q["kind"] in ("extra_record", "withheld_record"):
+            if d.names_earlier:
+                raise self.fail(n, f'{cid}: "supersedes" names the value a decision replaces; a record has none')
             before, after = self.extra_record(n, doc, q, d)
         else:
             entry = doc.fields.get(path)
             if entry is None:
                 raise self.fail(n, f"unknown cell {cid}")
             before = copy.deepcopy(entry)
+            value = before["readings"][0]["value"]
+            if d.names_earlier and value_key(d.supersedes) != value_key(value):
+                raise self.fail(n, f'{cid}: "supersedes" says {d.supersedes!r}, but the cell\'s value is {value!r}')
             self.cell(n, doc, cid, entry, q, d)
             after = copy.deepcopy(entry)
+            changed = (value_key(after["readings"][0]["value"]), after["trust"]) != (value_key(value), "human")
+            if before["trust"] == "human" and changed and not (d.names_earlier or self.force):
+                raise self.fail(n, f"{cid} was decided by a person (value {value!r}, trust 'human'): to replace "
+                                   f'it, name that value with "supersedes": {json.dumps(value)}, or pass --force')
         doc.changed = True
         doc.lines[path] = n
         self.settled.add(cid)
@@ -221,8 +263,8 @@ class Session:
         """The value (and its evidence) an accept takes: a system's vote, or a reading by index."""
         readings = entry["readings"]
         if self.consensus and q is None and entry["trust"] in ("human", "adjudicated"):
-            raise self.fail(n, f"{d.cell_id} is already decided (by an earlier adjudication, see audit.jsonl); "
-                               "use edit, null or box to change it again")
+            raise self.fail(n, f"{d.cell_id} is already decided (by an earlier decision, see audit.jsonl or the "
+                               "bundle's provenance.parameters.corrections); use edit, null or box to change it again")
         if d.system is not None:
             votes = {v["system"]: v for v in (q or {}).get("votes", [])}
             v = votes.get(d.system)
@@ -315,17 +357,21 @@ class Session:
         return len(self.audit), len(left)
 
     def envelope(self, doc_id: str) -> Envelope:
-        """A revised document's envelope (for a dataset that is not a consensus output, with its corrections
-        appended to `provenance.parameters.corrections`)."""
+        """A revised document's envelope, its decisions appended to `provenance.parameters.corrections`: every
+        one for a dataset that is not a consensus output; in a consensus output, those on a cell the log
+        already names (corrected at the top level of a build dataset), so that its last record says the
+        cell's final value."""
         doc = self.docs[doc_id]
         envelope = Envelope.of(doc.bundle.gt, doc.bundle.schema)
         envelope.expected = doc.expected
-        if not self.consensus:
-            params = dict(envelope.provenance.get("parameters") or {})
-            params[CORRECTIONS] = recorded(params) + [
-                correction_record(a["path"], a["action"], a["who"], a["when"], a["note"],
-                                  a["before"]["readings"][0]["value"], a["after"]["readings"][0]["value"])
-                for a in self.audit if a["doc"] == doc_id]
+        params = dict(envelope.provenance.get("parameters") or {})
+        earlier = recorded(params)
+        logged = {r.get("path") for r in earlier if isinstance(r, dict)}
+        new = [correction_record(a["path"], a["action"], a["who"], a["when"], a["note"],
+                                 a["before"]["readings"][0]["value"], a["after"]["readings"][0]["value"])
+               for a in self.audit if a["doc"] == doc_id and (not self.consensus or a["path"] in logged)]
+        if new:
+            params[CORRECTIONS] = earlier + new
             envelope.provenance["parameters"] = params
         return envelope
 

@@ -10,9 +10,11 @@ and carries `action`; the other keys depend on the action:
     reject                                 drop an extra record
 
 `accept`, `edit` and `null` may carry `box` or `evidence` (one `{"page", "box"}` object or a list);
-every line may carry `who`, `when`, `note` and `trust`. Unknown keys and values of the wrong type
-are refused, one line naming the file, the line and the key (`gtkit.typed`), before any decision is
-applied.
+every line may carry `who`, `when`, `note` and `trust`, and a cell's decision `supersedes`: the value it
+replaces, which must be the cell's current value. A decision that would change a cell a person already
+decided (trust `human`) must carry it (or adjudication be run with --force), so that nobody's word is
+replaced unseen. Unknown keys and values of the wrong type are refused, one line naming the file, the line
+and the key (`gtkit.typed`), before any decision is applied.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class Decision(Strict):
     when: StrictStr | None = None
     note: StrictStr | None = None
     trust: Trust | None = None
+    supersedes: Any = None   # the value the decision replaces (null included: see `names_earlier`)
 
     @model_validator(mode="after")
     def _names_a_cell(self) -> Decision:
@@ -71,6 +74,11 @@ class Decision(Strict):
     @property
     def cell_id(self) -> str:
         return self.id if self.id is not None else f"{self.doc}#{self.path}"
+
+    @property
+    def names_earlier(self) -> bool:
+        """Whether the line gives `supersedes` (a null one too)."""
+        return "supersedes" in self.model_fields_set
 
 
 class WithEvidence(Decision):

@@ -1,7 +1,8 @@
 """The items a person reviews in a consensus output, read once at start: every queue.jsonl line (a contested
-cell or an extra-record vote), then every draw.jsonl line (an agreed value waiting for its box), and with
-`every_cell` every other cell of every document (to correct any cell). In any other dataset or bundle
-(synth, degrade, imported) the items are every cell of every document.
+cell or an extra-record vote) but those already decided elsewhere (`decided_elsewhere`), then every draw.jsonl
+line (an agreed value waiting for its box), and with `every_cell` every other cell of every document (to
+correct any cell). In any other dataset or bundle (synth, degrade, imported) the items are every cell of
+every document.
 
 An item keeps its source line as is; what the page shows of it (candidates and their boxes) is read
 from the document's gt.json when the item is opened (`detail`).
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.adjudicate import is_consensus_output
+from gtkit.consensus.adjudicate import decided_elsewhere, is_consensus_output
 from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
@@ -41,8 +42,10 @@ def load_items(dataset: Path, root: Node, folders: dict[str, Path], *, every_cel
     (`folders`: doc id -> bundle folder); in a dataset that is not a consensus output, every cell."""
     items: list[Item] = []
     if is_consensus_output(dataset):
-        queue = dataset / QUEUE_NAME
-        items = [Item(q["id"], q["kind"], q["doc"], q["path"], q["field"], q["cause"], q) for _, q in _lines(queue)]
+        queue = [q for _, q in _lines(dataset / QUEUE_NAME)]
+        settled = decided_elsewhere(queue, folders)   # decided at another level: not open
+        items = [Item(q["id"], q["kind"], q["doc"], q["path"], q["field"], q["cause"], q) for q in queue
+                 if q["id"] not in settled]
         for _, x in _lines(dataset / DRAW_NAME, missing_ok=True):
             items.append(Item(f"{x['doc']}#{x['path']}", "draw", x["doc"], x["path"], field_of(root, x["path"]),
                               None, x))
