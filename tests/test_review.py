@@ -312,3 +312,12 @@ def test_typed_values_and_fields(dataset):
     assert r.typed_value(Item("d#/lines/+0", "extra_record", "d", "/lines/+0", "/lines", None, {}),
                          '{"line_id": "L-9"}') == {"line_id": "L-9"}
     assert not (dataset / "decisions.jsonl").exists()
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_out_of_range_is_one_line_exit_2(dataset, port, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["review", str(dataset), "--port", port])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--port {port}: a port is 0 (any free port) to 65535" in err and len(err.splitlines()) == 1
