@@ -4,8 +4,10 @@ server killed, then gtkit adjudicate applies the file."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import resource
 import signal
 import socket
 import urllib.error
@@ -321,3 +323,84 @@ def test_a_port_out_of_range_is_one_line_exit_2(dataset, port, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert f"--port {port}: a port is 0 (any free port) to 65535" in err and len(err.splitlines()) == 1
+
+
+def _asgi_post(app, path: str, chunks: list[bytes], headers: dict[str, str]) -> tuple[int, bytes]:
+    """One POST through the ASGI application in this process, its body sent as `chunks` (no Content-Length
+    unless `headers` give one): (status, body)."""
+    import asyncio
+
+    messages = [{"type": "http.request", "body": c, "more_body": k < len(chunks) - 1} for k, c in enumerate(chunks)]
+    out: list[dict] = []
+
+    async def receive() -> dict:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        out.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(k.lower().encode(), v.encode()) for k, v in {"host": "127.0.0.1", **headers}.items()],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in out if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_a_full_disk_leaves_whole_lines_and_the_next_decision_works(fresh, monkeypatch, code):
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
+                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    decisions = fresh / "decisions.jsonl"
+    assert post({"item": 0, "action": "accept"})[0] == 200
+    before = decisions.read_bytes()
+    real_write = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        """The disk fills up while the decision's line is written: half of it fits, then the error."""
+        if os.readlink(f"/proc/self/fd/{fd}") != str(decisions):
+            return real_write(fd, data)
+        if not full.tried:
+            full.tried = True
+            return real_write(fd, bytes(data)[:len(data) // 2])
+        raise OSError(code, os.strerror(code))
+
+    full.tried = False
+    monkeypatch.setattr(os, "write", full)
+    status, answer = post({"item": 1, "action": "null"})
+    assert full.tried and status == 507, answer
+    assert os.strerror(code).encode() in answer and b"decisions.jsonl" in answer
+    assert decisions.read_bytes() == before                       # cut back to its last complete line
+    monkeypatch.undo()                                             # space is back
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 200 and json.loads(answer)["line"] == 2
+    assert [d["action"] for d in _lines(decisions)] == ["accept", "null"]
+
+
+def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
+    """A real short write: the server's file size limit (RLIMIT_FSIZE, lowered from outside) stops the line part
+    way, the kernel answers EFBIG; raised again, the next decision works and adjudicate reads the file."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
+                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    decisions = ds / "decisions.jsonl"
+    assert post({"item": 0, "action": "accept"})[0] == 200
+    before = decisions.read_bytes()
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (len(before) + 20, resource.RLIM_INFINITY))
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 503 and os.strerror(errno.EFBIG).encode() in answer, answer
+    assert decisions.read_bytes() == before
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 200 and json.loads(answer)["line"] == 2
+    proc.terminate()
+    proc.wait(timeout=10)
+    with pytest.raises(SystemExit) as e:
+        main(["adjudicate", str(ds), "--decisions", str(decisions)])
+    assert e.value.code in (0, None)

@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from gtkit.errors import GtkitError
+from gtkit.fileio import AppendFailed
 from gtkit.review.state import Review
 from gtkit.review.store import ChangedUnderUs
 
@@ -111,6 +112,8 @@ def create_app(review: Review, token: str) -> Any:
             return JSONResponse(await run_in_threadpool(review.decide, i, sent))
         except ChangedUnderUs as e:
             return JSONResponse({"error": str(e)}, status_code=409)
+        except AppendFailed as e:  # nothing written: the same decision may be sent again
+            return JSONResponse({"error": str(e)}, status_code=507 if e.disk_full else 503)
         except GtkitError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
 

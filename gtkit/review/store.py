@@ -4,7 +4,8 @@ Each new line is parsed by the model of its action (`gtkit.consensus.decisions`)
 the dataset by adjudication's own `Session` (an unknown cell, a cell decided twice, a value of the
 wrong type, a page beyond the document, an `expected` the schema refuses), exactly as
 `gtkit adjudicate` will check it; only then is it appended, flushed and fsynced, so a browser closed
-or a server killed loses nothing that was acknowledged.
+or a server killed loses nothing that was acknowledged. A line that cannot be written whole (a full
+disk) is cut off again (`gtkit.fileio.append_line`): the file always ends on a complete line.
 
 The file is the server's alone while it runs: the size, modification time and SHA-256 of what it
 last saw are kept, and a file changed under it (another editor, a second server) is refused rather
@@ -23,6 +24,7 @@ from typing import Any
 from gtkit.consensus.adjudicate import Session, adjudicate
 from gtkit.consensus.decisions import parse_decision, read_decisions
 from gtkit.errors import GtkitError
+from gtkit.fileio import AppendFailed, append_line
 
 DECISIONS_NAME = "decisions.jsonl"
 
@@ -108,17 +110,12 @@ class DecisionFile:
             except GtkitError:
                 self._load()  # the session may hold half of the refused decision: replay the file as it is
                 raise
-            created = not self.path.exists()
-            with open(self.path, "ab") as f:
-                f.write(json.dumps(line, ensure_ascii=True).encode("utf-8") + b"\n")
-                f.flush()
-                os.fsync(f.fileno())
-            if created:  # the new file's name is durable too
-                fd = os.open(self.dataset, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+            try:
+                append_line(self.path, json.dumps(line, ensure_ascii=True).encode("utf-8") + b"\n")
+            except AppendFailed as e:
+                if e.cut_back:  # the file is as it was (its modification time aside): the session forgets the line
+                    self._load()
+                raise
             self.lines = n
             self.decided[d.cell_id] = n
             self.content[d.cell_id] = line
