@@ -9,7 +9,10 @@ import json
 import os
 import resource
 import signal
+import shutil
 import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -404,3 +407,44 @@ def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
     with pytest.raises(SystemExit) as e:
         main(["adjudicate", str(ds), "--decisions", str(decisions)])
     assert e.value.code in (0, None)
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_decisions_file_linked_outside_the_dataset_is_refused_at_start(fresh, tmp_path, link):
+    outside = tmp_path / "outside.jsonl"
+    first = _lines(fresh / "queue.jsonl")[0]["id"]
+    outside.write_text(json.dumps({"id": first, "action": "accept", "who": "ana"}) + "\n")
+    before = outside.read_bytes()
+    if link == "symlink":
+        (fresh / "decisions.jsonl").symlink_to(outside)
+    else:
+        os.link(outside, fresh / "decisions.jsonl")
+    cmd = [sys.executable, "-m", "gtkit", "review", str(fresh), "--port", "0"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("gtkit review started over a decisions.jsonl linked outside the dataset")
+    err = done.stderr.strip()
+    assert done.returncode == 2 and len(err.splitlines()) == 1, err
+    assert "decisions.jsonl: " in err and ("symbolic link" in err if link == "symlink" else "hard link" in err)
+    assert outside.read_bytes() == before
+
+
+def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, tmp_path):
+    """Replaced while the server runs by a link to an exact copy (same bytes, same modification time): neither a
+    decision nor apply now writes (or empties) the file outside."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    decide = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
+                                   headers=headers)
+    assert decide({"item": 0, "action": "accept"})[0] == 200
+    outside = tmp_path / "outside.jsonl"
+    shutil.copy2(ds / "decisions.jsonl", outside)
+    (ds / "decisions.jsonl").unlink()
+    (ds / "decisions.jsonl").symlink_to(outside)
+    before = outside.read_bytes()
+    status, answer = decide({"item": 1, "action": "null"})
+    assert status == 409 and b"decisions.jsonl" in answer, answer
+    assert _request(f"{base}/api/apply", data=b"", headers=headers)[0] == 409
+    assert outside.read_bytes() == before
