@@ -448,3 +448,65 @@ def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, t
     assert status == 409 and b"decisions.jsonl" in answer, answer
     assert _request(f"{base}/api/apply", data=b"", headers=headers)[0] == 409
     assert outside.read_bytes() == before
+
+
+def _raw_post(base: str, path: str, head: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    """A POST whose headers are sent as given (a Content-Length that promises more than is sent, say)."""
+    import http.client
+
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        conn.putrequest("POST", path)
+        for k, v in head.items():
+            conn.putheader(k, v)
+        conn.endheaders(body)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def test_decision_requests_are_limited_and_strictly_typed(server):
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    post = lambda data: _request(f"{base}/api/decide", data=data, headers=headers)  # noqa: E731
+
+    def refused(data: bytes, status: int, words: bytes) -> None:
+        got, answer = post(data)
+        assert got == status and words in answer, (got, answer[:300])
+        assert len(json.loads(answer)["error"].splitlines()) == 1
+
+    # a 50 MB note is refused from its Content-Length, before a byte of it is read
+    assert _raw_post(base, "/api/decide", {**headers, "Content-Length": str(50 << 20)}) == \
+        (413, b'{"error":"the request body is larger than 1048576 bytes"}')
+    # JSON nested 100,000 deep (200 kB) or just past the limit: 400, not a RecursionError (500)
+    refused(b"[" * 100_000 + b"]" * 100_000, 400, b"nested deeper than 64")
+    refused(b'{"item": 0, "action": "edit", "value": ' + b"[" * 64 + b"]" * 64 + b"}", 400, b"nested deeper than 64")
+    # brackets inside strings are not nesting: this one reaches the decision models
+    refused(json.dumps({"item": 0, "action": "edit", "note": '["\\' * 100}).encode(), 400,
+            b"/value: required key is missing")
+    refused(json.dumps({"item": True, "action": "accept"}).encode(), 400, b"/item: Input should be a valid integer")
+    refused(json.dumps({"item": "0", "action": "accept"}).encode(), 400, b"/item: Input should be a valid integer")
+    refused(json.dumps({"item": 0, "action": "accept", "candidate": True}).encode(), 400, b"/candidate")
+    refused(json.dumps({"item": 0, "action": "accept", "colour": "red"}).encode(), 400, b"/colour: unknown key")
+    refused(json.dumps({"item": 0, "action": "null", "note": "x" * 2001}).encode(), 400,
+            b"/note: String should have at most 2000 characters")
+    refused(json.dumps([0, "accept"]).encode(), 400, b"top level")
+    refused(b"\xff{", 400, b"not JSON")
+    assert not (ds / "decisions.jsonl").exists()
+    status, answer = post(json.dumps({"item": 0, "action": "null", "note": "x" * 2000}).encode())
+    assert status == 200, answer
+
+
+def test_a_streamed_body_is_cut_off_at_the_limit(dataset):
+    """Without a Content-Length (chunked), the body is counted as it comes: past 1 MB, 413."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(dataset, "ana"), "t")
+    chunks = [b'{"item": 0, "action": "null", "note": "'] + [b"x" * (256 << 10)] * 8 + [b'"}']
+    status, answer = _asgi_post(app, "/api/decide", chunks, {"X-Gtkit-Token": "t", "Transfer-Encoding": "chunked"})
+    assert status == 413 and b"larger than 1048576 bytes" in answer
+    assert not (dataset / "decisions.jsonl").exists()
