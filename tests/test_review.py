@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from gtkit.cli import main
+from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
 
 from review_helpers import consensus_output, start_server
@@ -510,3 +511,41 @@ def test_a_streamed_body_is_cut_off_at_the_limit(dataset):
     status, answer = _asgi_post(app, "/api/decide", chunks, {"X-Gtkit-Token": "t", "Transfer-Encoding": "chunked"})
     assert status == 413 and b"larger than 1048576 bytes" in answer
     assert not (dataset / "decisions.jsonl").exists()
+
+
+def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh, monkeypatch):
+    """The disk fails mid-line and the file cannot be cut back either: the answer says the file ends in part of a
+    line, and nothing more is appended after it; at the next start the file is refused in one line."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
+                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    decisions = fresh / "decisions.jsonl"
+    real_write = os.write
+
+    def half_then_eio(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}") != str(decisions):
+            return real_write(fd, data)
+        if not half_then_eio.tried:
+            half_then_eio.tried = True
+            return real_write(fd, bytes(data)[:10])
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    half_then_eio.tried = False
+
+    def no_truncate(fd: int, size: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "write", half_then_eio)
+    monkeypatch.setattr(os, "ftruncate", no_truncate)
+    status, answer = post({"item": 0, "action": "accept"})
+    assert status == 503 and b"ends in part of a line" in answer, answer
+    monkeypatch.undo()
+    partial = decisions.read_bytes()
+    assert len(partial) == 10
+    assert post({"item": 1, "action": "null"})[0] == 409
+    assert decisions.read_bytes() == partial
+    with pytest.raises(GtkitError, match="the last line has no newline"):
+        Review(fresh, "ana")
