@@ -244,3 +244,71 @@ def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[
             raise GtkitError(f"line {lineno}: expected a JSON object", path)
         out.append((lineno, item))
     return out
+
+
+class AppendFailed(GtkitError):
+    """A line could not be appended (the disk full, an I/O error): `errno` says why, and `cut_back` whether the
+    file was cut back to the size it had (else it ends in part of the line)."""
+
+    def __init__(self, message: str, path: str | Path | None = None, errno: int | None = None,
+                 cut_back: bool = True):
+        super().__init__(message, path)
+        self.errno, self.cut_back = errno, cut_back
+
+    def __reduce__(self):
+        return type(self), (self.message, self.path, self.errno, self.cut_back)
+
+    @property
+    def disk_full(self) -> bool:
+        """No space left, or over a quota: it may work again once space is freed."""
+        import errno
+
+        return self.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line (`line` ends with a newline) to an append-only log, whole or not at all, durably.
+
+    The file is created if need be, never opened through a symbolic link (O_NOFOLLOW), and must be a
+    regular file. The line is written (a short write is continued), fsynced, and so is the folder when
+    the file is new. On any write error (ENOSPC, EDQUOT, EIO, EFBIG...) the file is cut back to the size
+    it had, so it still ends on its last complete line, and `AppendFailed` is raised.
+    """
+    import errno
+    import stat
+
+    path = Path(path)
+    created = not os.path.lexists(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise GtkitError("is a symbolic link: refusing to write through it", path) from None
+        raise AppendFailed(f"could not open it to append a line ({e.strerror}): nothing was written",
+                           path, e.errno) from None
+    try:
+        start = os.fstat(fd)
+        if not stat.S_ISREG(start.st_mode):
+            raise GtkitError("is not a regular file: refusing to append to it", path)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            if created:  # the new file's name is durable too
+                folder = os.open(path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(folder)
+                finally:
+                    os.close(folder)
+        except OSError as e:
+            try:
+                os.ftruncate(fd, start.st_size)
+                os.fsync(fd)
+            except OSError as cut:
+                raise AppendFailed(f"could not append a line ({e.strerror}), nor cut the file back ({cut.strerror}):"
+                                   " it ends in part of a line, remove that by hand", path, e.errno, False) from None
+            raise AppendFailed(f"could not append a line ({e.strerror}): nothing of it was kept; "
+                               "try again once that is fixed", path, e.errno) from None
+    finally:
+        os.close(fd)

@@ -70,7 +70,7 @@ def main() -> None:
         cached_png = time.perf_counter() - t
         todo = next(k for k, it in enumerate(review.items) if it.kind == "draw" and it.id not in review.decisions.decided)
         t = time.perf_counter()
-        review.decide(todo, {"action": "box", "box": {"page": 1, "box": [0.1, 0.1, 0.2, 0.12]}})
+        review.decide({"item": todo, "action": "box", "box": {"page": 1, "box": [0.1, 0.1, 0.2, 0.12]}})
         decide = time.perf_counter() - t
 
         print(f"{len(review.items)} items ({len(queue)} queue and drawing lines), {len(lines)} decisions in the file")

@@ -4,10 +4,15 @@ server killed, then gtkit adjudicate applies the file."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import resource
 import signal
+import shutil
 import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from gtkit.cli import main
+from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
 
 from review_helpers import consensus_output, start_server
@@ -312,3 +318,234 @@ def test_typed_values_and_fields(dataset):
     assert r.typed_value(Item("d#/lines/+0", "extra_record", "d", "/lines/+0", "/lines", None, {}),
                          '{"line_id": "L-9"}') == {"line_id": "L-9"}
     assert not (dataset / "decisions.jsonl").exists()
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_out_of_range_is_one_line_exit_2(dataset, port, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["review", str(dataset), "--port", port])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--port {port}: a port is 0 (any free port) to 65535" in err and len(err.splitlines()) == 1
+
+
+def _asgi_post(app, path: str, chunks: list[bytes], headers: dict[str, str]) -> tuple[int, bytes]:
+    """One POST through the ASGI application in this process, its body sent as `chunks` (no Content-Length
+    unless `headers` give one): (status, body)."""
+    import asyncio
+
+    messages = [{"type": "http.request", "body": c, "more_body": k < len(chunks) - 1} for k, c in enumerate(chunks)]
+    out: list[dict] = []
+
+    async def receive() -> dict:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        out.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(k.lower().encode(), v.encode()) for k, v in {"host": "127.0.0.1", **headers}.items()],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in out if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_a_full_disk_leaves_whole_lines_and_the_next_decision_works(fresh, monkeypatch, code):
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
+                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    decisions = fresh / "decisions.jsonl"
+    assert post({"item": 0, "action": "accept"})[0] == 200
+    before = decisions.read_bytes()
+    real_write = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        """The disk fills up while the decision's line is written: half of it fits, then the error."""
+        if os.readlink(f"/proc/self/fd/{fd}") != str(decisions):
+            return real_write(fd, data)
+        if not full.tried:
+            full.tried = True
+            return real_write(fd, bytes(data)[:len(data) // 2])
+        raise OSError(code, os.strerror(code))
+
+    full.tried = False
+    monkeypatch.setattr(os, "write", full)
+    status, answer = post({"item": 1, "action": "null"})
+    assert full.tried and status == 507, answer
+    assert os.strerror(code).encode() in answer and b"decisions.jsonl" in answer
+    assert decisions.read_bytes() == before                       # cut back to its last complete line
+    monkeypatch.undo()                                             # space is back
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 200 and json.loads(answer)["line"] == 2
+    assert [d["action"] for d in _lines(decisions)] == ["accept", "null"]
+
+
+def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
+    """A real short write: the server's file size limit (RLIMIT_FSIZE, lowered from outside) stops the line part
+    way, the kernel answers EFBIG; raised again, the next decision works and adjudicate reads the file."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
+                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    decisions = ds / "decisions.jsonl"
+    assert post({"item": 0, "action": "accept"})[0] == 200
+    before = decisions.read_bytes()
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (len(before) + 20, resource.RLIM_INFINITY))
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 503 and os.strerror(errno.EFBIG).encode() in answer, answer
+    assert decisions.read_bytes() == before
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    status, answer = post({"item": 1, "action": "null"})
+    assert status == 200 and json.loads(answer)["line"] == 2
+    proc.terminate()
+    proc.wait(timeout=10)
+    with pytest.raises(SystemExit) as e:
+        main(["adjudicate", str(ds), "--decisions", str(decisions)])
+    assert e.value.code in (0, None)
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_decisions_file_linked_outside_the_dataset_is_refused_at_start(fresh, tmp_path, link):
+    outside = tmp_path / "outside.jsonl"
+    first = _lines(fresh / "queue.jsonl")[0]["id"]
+    outside.write_text(json.dumps({"id": first, "action": "accept", "who": "ana"}) + "\n")
+    before = outside.read_bytes()
+    if link == "symlink":
+        (fresh / "decisions.jsonl").symlink_to(outside)
+    else:
+        os.link(outside, fresh / "decisions.jsonl")
+    cmd = [sys.executable, "-m", "gtkit", "review", str(fresh), "--port", "0"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("gtkit review started over a decisions.jsonl linked outside the dataset")
+    err = done.stderr.strip()
+    assert done.returncode == 2 and len(err.splitlines()) == 1, err
+    assert "decisions.jsonl: " in err and ("symbolic link" in err if link == "symlink" else "hard link" in err)
+    assert outside.read_bytes() == before
+
+
+def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, tmp_path):
+    """Replaced while the server runs by a link to an exact copy (same bytes, same modification time): neither a
+    decision nor apply now writes (or empties) the file outside."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    decide = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
+                                   headers=headers)
+    assert decide({"item": 0, "action": "accept"})[0] == 200
+    outside = tmp_path / "outside.jsonl"
+    shutil.copy2(ds / "decisions.jsonl", outside)
+    (ds / "decisions.jsonl").unlink()
+    (ds / "decisions.jsonl").symlink_to(outside)
+    before = outside.read_bytes()
+    status, answer = decide({"item": 1, "action": "null"})
+    assert status == 409 and b"decisions.jsonl" in answer, answer
+    assert _request(f"{base}/api/apply", data=b"", headers=headers)[0] == 409
+    assert outside.read_bytes() == before
+
+
+def _raw_post(base: str, path: str, head: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    """A POST whose headers are sent as given (a Content-Length that promises more than is sent, say)."""
+    import http.client
+
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        conn.putrequest("POST", path)
+        for k, v in head.items():
+            conn.putheader(k, v)
+        conn.endheaders(body)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def test_decision_requests_are_limited_and_strictly_typed(server):
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    post = lambda data: _request(f"{base}/api/decide", data=data, headers=headers)  # noqa: E731
+
+    def refused(data: bytes, status: int, words: bytes) -> None:
+        got, answer = post(data)
+        assert got == status and words in answer, (got, answer[:300])
+        assert len(json.loads(answer)["error"].splitlines()) == 1
+
+    # a 50 MB note is refused from its Content-Length, before a byte of it is read
+    assert _raw_post(base, "/api/decide", {**headers, "Content-Length": str(50 << 20)}) == \
+        (413, b'{"error":"the request body is larger than 1048576 bytes"}')
+    # JSON nested 100,000 deep (200 kB) or just past the limit: 400, not a RecursionError (500)
+    refused(b"[" * 100_000 + b"]" * 100_000, 400, b"nested deeper than 64")
+    refused(b'{"item": 0, "action": "edit", "value": ' + b"[" * 64 + b"]" * 64 + b"}", 400, b"nested deeper than 64")
+    # brackets inside strings are not nesting: this one reaches the decision models
+    refused(json.dumps({"item": 0, "action": "edit", "note": '["\\' * 100}).encode(), 400,
+            b"/value: required key is missing")
+    refused(json.dumps({"item": True, "action": "accept"}).encode(), 400, b"/item: Input should be a valid integer")
+    refused(json.dumps({"item": "0", "action": "accept"}).encode(), 400, b"/item: Input should be a valid integer")
+    refused(json.dumps({"item": 0, "action": "accept", "candidate": True}).encode(), 400, b"/candidate")
+    refused(json.dumps({"item": 0, "action": "accept", "colour": "red"}).encode(), 400, b"/colour: unknown key")
+    refused(json.dumps({"item": 0, "action": "null", "note": "x" * 2001}).encode(), 400,
+            b"/note: String should have at most 2000 characters")
+    refused(json.dumps([0, "accept"]).encode(), 400, b"top level")
+    refused(b"\xff{", 400, b"not JSON")
+    assert not (ds / "decisions.jsonl").exists()
+    status, answer = post(json.dumps({"item": 0, "action": "null", "note": "x" * 2000}).encode())
+    assert status == 200, answer
+
+
+def test_a_streamed_body_is_cut_off_at_the_limit(dataset):
+    """Without a Content-Length (chunked), the body is counted as it comes: past 1 MB, 413."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(dataset, "ana"), "t")
+    chunks = [b'{"item": 0, "action": "null", "note": "'] + [b"x" * (256 << 10)] * 8 + [b'"}']
+    status, answer = _asgi_post(app, "/api/decide", chunks, {"X-Gtkit-Token": "t", "Transfer-Encoding": "chunked"})
+    assert status == 413 and b"larger than 1048576 bytes" in answer
+    assert not (dataset / "decisions.jsonl").exists()
+
+
+def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh, monkeypatch):
+    """The disk fails mid-line and the file cannot be cut back either: the answer says the file ends in part of a
+    line, and nothing more is appended after it; at the next start the file is refused in one line."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
+                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    decisions = fresh / "decisions.jsonl"
+    real_write = os.write
+
+    def half_then_eio(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}") != str(decisions):
+            return real_write(fd, data)
+        if not half_then_eio.tried:
+            half_then_eio.tried = True
+            return real_write(fd, bytes(data)[:10])
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    half_then_eio.tried = False
+
+    def no_truncate(fd: int, size: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "write", half_then_eio)
+    monkeypatch.setattr(os, "ftruncate", no_truncate)
+    status, answer = post({"item": 0, "action": "accept"})
+    assert status == 503 and b"ends in part of a line" in answer, answer
+    monkeypatch.undo()
+    partial = decisions.read_bytes()
+    assert len(partial) == 10
+    assert post({"item": 1, "action": "null"})[0] == 409
+    assert decisions.read_bytes() == partial
+    with pytest.raises(GtkitError, match="the last line has no newline"):
+        Review(fresh, "ana")

@@ -10,10 +10,17 @@ Security model (the server listens on 127.0.0.1 only, see `serve`):
 - the Host header must name the loopback address (a DNS-rebinding page gets 403);
 - no asset comes from elsewhere: the script and style are files of this package, and the page's
   Content-Security-Policy lets the browser load nothing but this server's own files.
+
+A decision's body is at most `MAX_BODY` bytes (413 beyond: a larger Content-Length is refused before
+reading, a body without one as soon as it passes the limit) of JSON nested at most `MAX_DEPTH` deep
+(400 beyond, checked before parsing, so no recursion limit is ever met); its keys are then typed
+strictly (`gtkit.review.state.Sent`).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 from importlib.resources import files
 from typing import Any
@@ -26,9 +33,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from gtkit.errors import GtkitError
+from gtkit.fileio import AppendFailed
 from gtkit.review.state import Review
 from gtkit.review.store import ChangedUnderUs
 
+MAX_BODY = 1 << 20   # bytes of a request body
+MAX_DEPTH = 64       # nesting of the JSON of a request body (arrays and objects)
+# A JSON string (its brackets are not nesting), and every byte but a bracket.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 STATIC = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 LOOPBACK = ("127.0.0.1", "localhost")
 HEADER = "x-gtkit-token"
@@ -70,6 +83,43 @@ class TokenGate:
         return secrets.compare_digest(given.encode(), self.token.encode())
 
 
+class Refused(Exception):
+    """A request body refused before it is looked at: its HTTP status and one line saying why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, at most MAX_BODY bytes (else Refused, 413): a larger Content-Length is refused before
+    reading, and a body sent without one is counted as it comes."""
+    too_large = Refused(413, f"the request body is larger than {MAX_BODY} bytes")
+    declared = request.headers.get("content-length", "")
+    if re.fullmatch(r"[0-9]+", declared) and int(declared) > MAX_BODY:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise too_large
+    return bytes(body)
+
+
+def parse_json(body: bytes) -> Any:
+    """The JSON value of a request body (else Refused, 400), its nesting checked first: the brackets outside
+    strings are counted, so a body nested deeper than MAX_DEPTH never reaches the (recursive) parser."""
+    depth = 0
+    for c in _STRING.sub(b'""', body).translate(None, _NOT_BRACKETS):
+        depth += 1 if c in b"[{" else -1
+        if depth > MAX_DEPTH:
+            raise Refused(400, f"the request is JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise Refused(400, "the request is not JSON") from None
+
+
 def create_app(review: Review, token: str) -> Any:
     """The ASGI application, behind its token gate."""
 
@@ -101,16 +151,15 @@ def create_app(review: Review, token: str) -> Any:
 
     async def decide(request: Request) -> Response:
         try:
-            sent = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "the request is not JSON"}, status_code=400)
-        if not isinstance(sent, dict) or not isinstance(sent.get("item"), int):
-            return JSONResponse({"error": 'a decision is an object with "item"'}, status_code=400)
-        i = sent.pop("item")
+            sent = parse_json(await read_body(request))
+        except Refused as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
         try:
-            return JSONResponse(await run_in_threadpool(review.decide, i, sent))
+            return JSONResponse(await run_in_threadpool(review.decide, sent))
         except ChangedUnderUs as e:
             return JSONResponse({"error": str(e)}, status_code=409)
+        except AppendFailed as e:  # nothing written: the same decision may be sent again
+            return JSONResponse({"error": str(e)}, status_code=507 if e.disk_full else 503)
         except GtkitError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
 

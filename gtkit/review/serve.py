@@ -13,6 +13,7 @@ from gtkit.errors import GtkitError
 from gtkit.review.state import Review
 
 HOST = "127.0.0.1"
+MAX_PORT = 65535
 
 
 def bind(port: int) -> socket.socket:
@@ -37,6 +38,8 @@ def serve(dataset: Path, *, port: int = 8765, who: str | None = None, every_cell
 
     from gtkit.review.app import create_app
 
+    if not 0 <= port <= MAX_PORT:
+        raise GtkitError(f"--port {port}: a port is 0 (any free port) to {MAX_PORT}")
     review = Review(Path(dataset), who or getpass.getuser(), every_cell=every_cell)
     sock = bind(port)
     token = secrets.token_urlsafe(24)

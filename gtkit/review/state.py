@@ -13,9 +13,12 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, node_at, require_reviewable
+from gtkit.consensus.decisions import ACTIONS, Boxes
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
 from gtkit.format import INDEX_NAME, is_dataset, read_bundle
@@ -25,9 +28,25 @@ from gtkit.review.items import Item, load_items
 from gtkit.review.pages import PageImages
 from gtkit.review.store import DecisionFile
 from gtkit.schema import compile_schema
+from gtkit.typed import Strict, validation_message
 
-# What the page may send with a decision; the server adds the item's id, who and when.
-CLIENT_KEYS = ("action", "candidate", "system", "value", "text", "box", "accept_box", "note")
+NOTE_MAX = 2000   # characters of a decision's note
+
+
+class Sent(Strict):
+    """What the page may send with a decision (the server adds the item's id, who and when), each key typed
+    strictly (an item or a candidate is an integer, never a boolean or a string), any other key refused. The
+    line is then checked in full by the decision models and adjudication's session (`DecisionFile.append`)."""
+
+    item: Annotated[StrictInt, Field(ge=0)]
+    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    candidate: Annotated[StrictInt, Field(ge=0)] | None = None
+    system: StrictStr | None = None
+    value: Any = None
+    text: StrictStr | None = None
+    box: Boxes | None = None
+    accept_box: StrictBool | None = None
+    note: Annotated[StrictStr, Field(max_length=NOTE_MAX)] | None = None
 
 
 class Review:
@@ -111,14 +130,16 @@ class Review:
             raise KeyError(doc)
         return self.images.png(self.folders[doc] / "document.pdf", page)
 
-    def decide(self, i: int, sent: dict[str, Any]) -> dict[str, Any]:
-        """Turn what the page sent into a decisions.jsonl line, check it and append it; the new counts."""
-        it = self.item(i)
-        unknown = sorted(set(sent) - set(CLIENT_KEYS))
-        if unknown:
-            raise GtkitError(f"unknown key {unknown[0]!r} in the decision")
+    def decide(self, sent: Any) -> dict[str, Any]:
+        """Turn what the page sent (a JSON value, see `Sent`) into a decisions.jsonl line, check it and append
+        it; the new counts."""
+        try:
+            Sent.model_validate(sent)
+        except ValidationError as e:
+            raise GtkitError(f"the decision: {validation_message(e)}") from None
+        it = self.item(sent["item"])
         line: dict[str, Any] = {"id": it.id}
-        line.update({k: v for k, v in sent.items() if k != "text"})
+        line.update({k: v for k, v in sent.items() if k not in ("item", "text")})
         if "text" in sent:  # a value typed in the page: read by the field's type
             line["value"] = self.typed_value(it, sent["text"])
         line["who"] = self.who

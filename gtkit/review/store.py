@@ -4,11 +4,14 @@ Each new line is parsed by the model of its action (`gtkit.consensus.decisions`)
 the dataset by adjudication's own `Session` (an unknown cell, a cell decided twice, a value of the
 wrong type, a page beyond the document, an `expected` the schema refuses), exactly as
 `gtkit adjudicate` will check it; only then is it appended, flushed and fsynced, so a browser closed
-or a server killed loses nothing that was acknowledged.
+or a server killed loses nothing that was acknowledged. A line that cannot be written whole (a full
+disk) is cut off again (`gtkit.fileio.append_line`): the file always ends on a complete line.
 
 The file is the server's alone while it runs: the size, modification time and SHA-256 of what it
-last saw are kept, and a file changed under it (another editor, a second server) is refused rather
-than appended to.
+last saw are kept, and a file changed under it (another editor, a second server, a symbolic link put
+in its place) is refused rather than appended to. It must be a regular file of the dataset's own: a
+symbolic link or a file with other hard links is refused at start, and it is never opened through a
+link (O_NOFOLLOW), so neither a decision nor "apply now" can reach a file outside the dataset.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,6 +27,7 @@ from typing import Any
 from gtkit.consensus.adjudicate import Session, adjudicate
 from gtkit.consensus.decisions import parse_decision, read_decisions
 from gtkit.errors import GtkitError
+from gtkit.fileio import AppendFailed, append_line
 
 DECISIONS_NAME = "decisions.jsonl"
 
@@ -34,13 +39,34 @@ class ChangedUnderUs(GtkitError):
 
 
 def fingerprint(path: Path) -> Fingerprint:
-    """(size, mtime in ns, SHA-256) of a file, or None when it does not exist."""
+    """(size, mtime in ns, SHA-256) of a file, or None when it does not exist; a symbolic link or anything
+    else that is not a regular file is not followed nor read (its fingerprint is never a file's)."""
     try:
-        st = path.stat()
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            return st.st_size, st.st_mtime_ns, f"not a regular file (mode {st.st_mode:o})"
         data = path.read_bytes()
     except FileNotFoundError:
         return None
     return st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest()
+
+
+def require_own_file(path: Path) -> None:
+    """Refuse a decisions file the server must not write: a symbolic link (its target may be anywhere), anything
+    but a regular file, or a file with other hard links (appending to it, or emptying it on apply now, would
+    change a file outside the dataset too). A missing file is fine: the server creates it."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise GtkitError("is a symbolic link: the review writes only a regular file inside the dataset; "
+                         "put the file itself there", path)
+    if not stat.S_ISREG(st.st_mode):
+        raise GtkitError("is not a regular file: the review writes only a regular file inside the dataset", path)
+    if st.st_nlink > 1:
+        raise GtkitError(f"has {st.st_nlink - 1} other hard link(s): writing it would change them too; "
+                         "put a copy of its own there", path)
 
 
 class DecisionFile:
@@ -59,6 +85,7 @@ class DecisionFile:
         self.decided: dict[str, int] = {}   # cell id -> its line in the file
         self.content: dict[str, dict[str, Any]] = {}   # cell id -> the decision
         self.lines = 0
+        require_own_file(self.path)
         if self.path.is_file():
             data = self.path.read_bytes()
             if data and not data.endswith(b"\n"):
@@ -89,10 +116,12 @@ class DecisionFile:
             if not self.decided:
                 raise GtkitError("no decision to apply yet", self.path)
             n, left = adjudicate(self.dataset, self.path, who=self.who)
-            with open(self.path, "r+b") as f:
-                f.truncate(0)
-                f.flush()
-                os.fsync(f.fileno())
+            fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                os.ftruncate(fd, 0)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             self._load()
             return n, left
 
@@ -108,17 +137,12 @@ class DecisionFile:
             except GtkitError:
                 self._load()  # the session may hold half of the refused decision: replay the file as it is
                 raise
-            created = not self.path.exists()
-            with open(self.path, "ab") as f:
-                f.write(json.dumps(line, ensure_ascii=True).encode("utf-8") + b"\n")
-                f.flush()
-                os.fsync(f.fileno())
-            if created:  # the new file's name is durable too
-                fd = os.open(self.dataset, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+            try:
+                append_line(self.path, json.dumps(line, ensure_ascii=True).encode("utf-8") + b"\n")
+            except AppendFailed as e:
+                if e.cut_back:  # the file is as it was (its modification time aside): the session forgets the line
+                    self._load()
+                raise
             self.lines = n
             self.decided[d.cell_id] = n
             self.content[d.cell_id] = line
