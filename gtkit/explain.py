@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, read_jsonl, write_bytes_atomic
+from gtkit.fileio import check_output, read_jsonl, write_output_file
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match, value_key
 
@@ -88,5 +88,6 @@ def is_explain_file(path: Path) -> bool:
 
 
 def write_explain(path: Path, documents: Iterable[Any], *, force: bool, inputs: Iterable[Path]) -> None:
-    check_output(Path(path), force=force, inputs=list(inputs), replaceable=is_explain_file)
-    write_bytes_atomic(Path(path), explain_lines(documents), force=True)
+    inputs = list(inputs)
+    check_output(Path(path), force=force, inputs=inputs, replaceable=is_explain_file)
+    write_output_file(Path(path), explain_lines(documents), force=force, inputs=inputs, replaceable=is_explain_file)

@@ -148,6 +148,19 @@ def check_output(target: Path, *, force: bool, inputs: Iterable[Path | None] = (
         raise GtkitError("exists and is not an output gtkit wrote: --force replaces only gtkit's own outputs", target)
 
 
+def write_output_file(path: Path, data: bytes, *, force: bool, replaceable: Callable[[Path], bool] | None,
+                      inputs: Iterable[Path | None] = ()) -> None:
+    """A command's output file: claimed (`gtkit.claim`), checked (`check_output`) and written atomically; a
+    file that appears between the check and the write is left as it is (`write_bytes_atomic` without force)."""
+    from gtkit.claim import claim
+
+    path = Path(path)
+    with claim(path):
+        existed = path.exists() or path.is_symlink()  # before the check: what it allowed to replace, if anything
+        check_output(path, force=force, inputs=inputs, replaceable=replaceable)
+        write_bytes_atomic(path, data, force=existed)
+
+
 @contextlib.contextmanager
 def staged_dir(target: Path, *, force: bool = False,
                replaceable: Callable[[Path], bool] | None = None) -> Iterator[Path]:

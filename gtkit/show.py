@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, write_bytes_atomic
+from gtkit.fileio import check_output, write_output_file
 from gtkit.format import Bundle, FieldEntry, read_bundle
 from gtkit.pdf import open_pdf
 
@@ -129,4 +129,4 @@ def write_evidence_png(bundle: Path, page_number: int, out: Path, *, dpi: int = 
         raise GtkitError("the picture is a PNG: give the output a .png name", out)
     check_output(out, force=force, inputs=[bundle], replaceable=is_png)
     png = render_evidence_png(read_bundle(bundle), page_number, dpi=dpi, labels=labels)
-    write_bytes_atomic(out, png, force=True)
+    write_output_file(out, png, force=force, inputs=[bundle], replaceable=is_png)

@@ -22,7 +22,7 @@ from gtkit.consensus.layout import jsonl
 from gtkit.consensus.votes import NULL, Pool
 from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, read_jsonl, write_bytes_atomic
+from gtkit.fileio import check_output, read_jsonl, write_output_file
 from gtkit.format import Bundle, read_bundles
 from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
@@ -73,7 +73,7 @@ def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_m
             n, items = _audit_document(b, outputs, family, min_miss)
             n_cells += n
             queue += items
-    write_bytes_atomic(Path(out), jsonl(queue), force=force)
+    write_output_file(Path(out), jsonl(queue), force=force, inputs=[gt, runs, systems], replaceable=is_review_queue)
     return n_cells, len(queue)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from gtkit.dataset.inventory import SPLITS, TRUST_LEVELS, DocSummary, summaries
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, staged_dir, write_bytes_atomic
+from gtkit.fileio import check_output, staged_dir, write_bytes_atomic, write_output_file
 
 CARD_NAME = "CARD.md"
 FIGURES_DIR = "card"
@@ -361,7 +361,7 @@ def write_card(dataset: Path, out: Path | None = None, *, force: bool = False) -
         check_output(target, force=force, replaceable=is_card)
         for name, png in card.figures.items():
             write_bytes_atomic(dataset / FIGURES_DIR / name, png, force=True)
-        write_bytes_atomic(target, card.markdown.encode("utf-8"), force=True)
+        write_output_file(target, card.markdown.encode("utf-8"), force=force, replaceable=is_card)
         return target
     check_output(Path(out), force=force, inputs=[dataset], replaceable=_is_card_folder)
     card = build_card(dataset)
