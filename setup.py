@@ -1,4 +1,4 @@
-"""Build hook: ship families/, recipes/ and templates/ inside the package as gtkit/_data/ (see gtkit/paths.py).
+"""Build hook: ship families/, recipes/, templates/ and examples/ inside the package as gtkit/_data/ (see gtkit/paths.py).
 
 Everything else about the package is declared in pyproject.toml.
 """
@@ -9,7 +9,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-DATA_FOLDERS = ("families", "recipes", "templates")
+DATA_FOLDERS = ("families", "recipes", "templates", "examples")
 
 
 class build_py_with_data(build_py):

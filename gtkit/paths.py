@@ -1,4 +1,4 @@
-"""Where gtkit finds its data folders: families/, recipes/ and templates/.
+"""Where gtkit finds its data folders: families/, recipes/, templates/ and examples/ (the example build plans).
 
 In a checkout (or an editable install) they are the top-level folders of the repository; in an
 installed wheel they ship inside the package as `gtkit/_data/<name>` (setup.py copies them there).
@@ -28,6 +28,7 @@ def shipped(name: str) -> Path:
 FAMILIES_DIR = shipped("families")
 RECIPES_DIR = shipped("recipes")
 TEMPLATES_DIR = shipped("templates")
+EXAMPLES_DIR = shipped("examples")
 FONTS_DIR = TEMPLATES_DIR / "fonts"
 FAMILIES_ENV = "GTKIT_FAMILIES_PATH"
 RECIPES_ENV = "GTKIT_RECIPES_PATH"

@@ -355,9 +355,31 @@ def expand(plan: Plan, path: Path) -> Expanded:
     return Expanded(path=path, plan=plan, tasks=[*synth, *degrade, *consensus])
 
 
-def read_plan(path: Path) -> Expanded:
-    """The plan file read into `Plan` (unknown keys refused) and expanded."""
+def example_plans() -> list[str]:
+    """The names of the example plans shipped with gtkit (`examples/<name>.toml`)."""
+    from gtkit.paths import EXAMPLES_DIR
+
+    return sorted(p.stem for p in EXAMPLES_DIR.glob("*.toml"))
+
+
+def find_plan(path: Path) -> Path:
+    """`path` itself when it exists, else the shipped example plan of that name (`small-plan`, with or
+    without `.toml`), so an example runs the same from a checkout and from an installed wheel."""
+    from gtkit.paths import EXAMPLES_DIR
+
     path = Path(path)
+    if path.exists() or path.parent != Path("."):
+        return path
+    example = EXAMPLES_DIR / (path.name if path.suffix == ".toml" else f"{path.name}.toml")
+    if example.is_file():
+        return example
+    raise GtkitError(f"file not found (nor a shipped example plan: {', '.join(example_plans())})", path)
+
+
+def read_plan(path: Path) -> Expanded:
+    """The plan file (or shipped example plan, see `find_plan`) read into `Plan` (unknown keys refused) and
+    expanded."""
+    path = find_plan(Path(path))
     return expand(read_toml_as(Plan, path), path)
 
 

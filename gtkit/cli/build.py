@@ -13,7 +13,8 @@ from gtkit.workers import DEFAULT_WORKERS
 
 @app.command()
 def build(
-    plan: Path = typer.Argument(..., help="The plan (TOML): families, recipes, consensus inputs, splits."),
+    plan: Path = typer.Argument(..., help="The plan (TOML): families, recipes, consensus inputs, splits; or the "
+                                "name of a plan shipped with gtkit (small-plan)."),
     out: Path = typer.Option(..., "--out", "-o", help="The dataset folder (a build resumes in it)."),
     workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j", help="Local worker processes."),
     executor: str = typer.Option("local", "--executor", help="local (the worker pool) or dask (a cluster)."),
