@@ -87,6 +87,7 @@ def is_explain_file(path: Path) -> bool:
         return False
 
 
-def write_explain(path: Path, documents: Iterable[Any], *, force: bool, inputs: Iterable[Path]) -> None:
+def write_explain(path: Path, lines: bytes, *, force: bool, inputs: Iterable[Path]) -> None:
+    """Write `explain_lines` to `path` (atomically; `force` replaces an earlier explain file, never an input)."""
     check_output(Path(path), force=force, inputs=list(inputs), replaceable=is_explain_file)
-    write_bytes_atomic(Path(path), explain_lines(documents), force=True)
+    write_bytes_atomic(Path(path), lines, force=True)
