@@ -291,7 +291,10 @@ def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:
 
 
 def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
-    """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12)."""
+    """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12), or not a task
+    schema: its top level must be an object schema (after `$ref` and a nullable union), so an answer is walked
+    leaf by leaf. Every place a task schema is read (a bundle's schema.json, `consensus --schema`, a plan's
+    consensus schema, a synth family, an ExtractBench import) reads it through here."""
     if not isinstance(schema, dict):
         raise GtkitError("a JSON Schema must be an object", path)
     if json_depth(schema) > MAX_JSON_DEPTH:
@@ -303,10 +306,25 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
         where = "/" + "/".join(escape_token(p) for p in e.absolute_path) if e.absolute_path else "top level"
         raise GtkitError(f"not a valid JSON Schema at {where}: {e.message}", path) from None
     try:
-        compile_schema(schema)
+        root = compile_schema(schema)
     except GtkitError as e:
         raise GtkitError(e.message, path) from None
+    if root.kind != "object":
+        raise GtkitError(_not_an_object_schema(schema, root), path)
     return schema
+
+
+TASK_ROOT = 'a task schema\'s top level must be an object schema ("type": "object" with "properties") that gtkit walks leaf by leaf'
+
+
+def _not_an_object_schema(schema: dict[str, Any], root: Node) -> str:
+    """Why a schema whose top level is no object schema is refused, and, for a known wrapper, how to unwrap it."""
+    if "schema_definition" in schema and not {"type", "properties", "items", "$ref"} & set(schema):
+        return f"{TASK_ROOT}: the schema is wrapped: use its schema_definition"
+    if not {"type", "properties", "items", "$ref", "anyOf", "oneOf", "allOf"} & set(schema):
+        return f"{TASK_ROOT}; this one has no type, properties or items at the top level"
+    shape = "an array" if root.kind in ("records", "scalar_list") else "a single value"
+    return f"{TASK_ROOT}; this one describes {shape}"
 
 
 def json_depth(value: Any) -> int:
