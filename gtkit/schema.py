@@ -20,6 +20,7 @@ from jsonschema.validators import validator_for
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
+from gtkit.textfile import json_depth
 from gtkit.typed import escape_token
 
 Kind = Literal["scalar", "scalar_list", "object", "records"]
@@ -92,7 +93,7 @@ def _types(s: dict[str, Any]) -> set[str]:
 
 
 MAX_NESTING = 64  # objects and arrays inside one another: deeper is no extraction task
-MAX_JSON_DEPTH = 4 * MAX_NESTING
+MAX_SCHEMA_DEPTH = 4 * MAX_NESTING  # JSON levels: room for a $ref, anyOf and items around each of them
 
 
 class _Compiler:
@@ -297,8 +298,8 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
     consensus schema, a synth family, an ExtractBench import) reads it through here."""
     if not isinstance(schema, dict):
         raise GtkitError("a JSON Schema must be an object", path)
-    if json_depth(schema) > MAX_JSON_DEPTH:
-        raise GtkitError(f"the schema nests more than {MAX_JSON_DEPTH} JSON levels deep", path)
+    if json_depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+        raise GtkitError(f"the schema nests more than {MAX_SCHEMA_DEPTH} JSON levels deep", path)
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
@@ -325,17 +326,6 @@ def _not_an_object_schema(schema: dict[str, Any], root: Node) -> str:
         return f"{TASK_ROOT}; this one has no type, properties or items at the top level"
     shape = "an array" if root.kind in ("records", "scalar_list") else "a single value"
     return f"{TASK_ROOT}; this one describes {shape}"
-
-
-def json_depth(value: Any) -> int:
-    """How deeply objects and arrays nest in a JSON value (0 for a scalar), without recursion."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict | list):
-            deepest = max(deepest, d + 1)
-            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
-    return deepest
 
 
 def load_schema(path: Path) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def is_export(path: Path) -> bool:
         return True
     try:
         return json.loads((path / EXPORT_NAME).read_text(encoding="utf-8")).get("exported_by") == "gtkit"
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
 
 
