@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.textfile import TOO_DEEP, check_depth, parse_json
+from gtkit.textfile import ENCODING, TOO_DEEP, check_depth, parse_json
 
 
 def _umask() -> int:
@@ -169,7 +169,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
-        return check_depth(tomllib.loads(Path(path).read_text(encoding="utf-8")), path)
+        return check_depth(tomllib.loads(Path(path).read_text(encoding=ENCODING)), path)
     except RecursionError:
         raise GtkitError(TOO_DEEP, path) from None
     except FileNotFoundError:
@@ -183,7 +183,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSON Lines file; each line must be an object."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding=ENCODING).splitlines()
     except FileNotFoundError:
         if missing_ok:
             return []

@@ -111,3 +111,8 @@ def test_a_run_that_fails_on_its_table_writes_nothing(case, tmp_path, capsys, mo
                        capsys)
     assert code == 2 and "the table cannot be made" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_by_refuses_an_axis_named_twice(case, capsys):  # type: ignore[no-untyped-def]
+    code, _, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--by", "length,length"], capsys)
+    assert code == 2 and err.strip() == "gtkit: error: --by names 'length' twice: give two different axes", err

@@ -87,3 +87,57 @@ def test_a_toml_file_nested_too_deep_is_one_line(tmp_path, capsys, levels):  # t
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Recursion" not in err, err
     assert f"{plan}: nests objects and arrays more than {MAX_JSON_DEPTH} levels deep" in err
 
+
+# --- a byte-order mark is accepted wherever gtkit reads text --------------------------------------------------
+
+BOM = "\ufeff"
+
+
+def test_check_reads_json_and_json_lines_with_a_byte_order_mark(bundle, capsys):  # type: ignore[no-untyped-def]
+    for name in ("gt.json", "schema.json"):
+        (bundle / name).write_text(BOM + (bundle / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (bundle.parent / "dataset.jsonl").write_text(BOM + '{"doc_id": "inv", "path": "b"}\n', encoding="utf-8")
+    code, out, err = run(["check", bundle.parent], capsys)
+    assert code == 0 and "ok: 1 bundle(s) checked" in out, out + err
+
+
+def test_adjudicate_reads_decisions_with_a_byte_order_mark(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    from test_consensus import consensus_args, workspace
+
+    outputs = {"a": {"name": "Acme", "po": "PO-1", "date": None, "items": [{"id": "I1", "qty": 1}]},
+               "b": {"name": "Acme", "po": "PO-1", "date": "2021-01-02", "items": [{"id": "I1", "qty": 1}]},
+               "c": {"name": "Acme", "po": "PO-1", "items": [{"id": "I1", "qty": 1}]}}
+    ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"})
+    assert run(consensus_args(ws), capsys)[0] == 0
+    decisions = tmp_path / "decisions.jsonl"
+    decisions.write_text(BOM + json.dumps({"id": "doc1#/date", "action": "null", "who": "ana"}) + "\n",
+                         encoding="utf-8")
+    code, out, err = run(["adjudicate", ws["out"], "--decisions", decisions], capsys)
+    assert code == 0, out + err
+
+
+def test_build_reads_a_plan_with_a_byte_order_mark(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    plan = tmp_path / "plan.toml"
+    plan.write_text(BOM + 'seed = 1\n\n[[families]]\nfamily = "creditor_matrix"\nrecords = [3]\n', encoding="utf-8")
+    code, out, err = run(["build", plan, "--out", tmp_path / "ds", "--workers", "1"], capsys)
+    assert code == 0 and (tmp_path / "ds" / "dataset.jsonl").is_file(), out + err
+
+
+OBJECTS = st.dictionaries(st.text(min_size=1, max_size=5), st.none() | st.integers() | st.text(max_size=5), max_size=4)
+
+
+@given(st.lists(OBJECTS, min_size=1, max_size=4))
+def test_every_reader_gives_the_same_with_and_without_a_byte_order_mark(tmp_path_factory, objects):  # type: ignore[no-untyped-def]
+    import tomli_w
+
+    from gtkit.fileio import read_json, read_jsonl, read_toml
+
+    folder = tmp_path_factory.mktemp("bom")
+    texts = {"a.json": json.dumps(objects, ensure_ascii=False),
+             "a.jsonl": "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects),
+             "a.toml": tomli_w.dumps({"rows": [{k: v for k, v in o.items() if v is not None} for o in objects]})}
+    readers = {"a.json": read_json, "a.jsonl": read_jsonl, "a.toml": read_toml}
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        (folder / f"bom-{name}").write_text(BOM + text, encoding="utf-8")
+        assert readers[name](folder / f"bom-{name}") == readers[name](folder / name)
