@@ -87,7 +87,8 @@ def is_explain_file(path: Path) -> bool:
         return False
 
 
-def write_explain(path: Path, documents: Iterable[Any], *, force: bool, inputs: Iterable[Path]) -> None:
+def write_explain(path: Path, lines: bytes, *, force: bool, inputs: Iterable[Path]) -> None:
+    """Write `explain_lines` to `path` (atomically; `force` replaces an earlier explain file, never an input)."""
     inputs = list(inputs)
     check_output(Path(path), force=force, inputs=inputs, replaceable=is_explain_file)
-    write_output_file(Path(path), explain_lines(documents), force=force, inputs=inputs, replaceable=is_explain_file)
+    write_output_file(Path(path), lines, force=force, inputs=inputs, replaceable=is_explain_file)

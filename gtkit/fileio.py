@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError, disk_full
+from gtkit.textfile import ENCODING, TOO_DEEP, check_depth, parse_json
 
 
 def _umask() -> int:
@@ -69,7 +70,7 @@ def read_json(path: Path) -> Any:
     """Parse a JSON file, turning every failure into a one-line GtkitError naming the file."""
     raw = read_json_bytes(path)
     try:
-        return json.loads(raw)
+        return parse_json(raw, path)
     except UnicodeDecodeError as e:
         raise GtkitError(f"not UTF-8 text ({e.reason} at byte {e.start})", path) from None
     except json.JSONDecodeError as e:
@@ -226,7 +227,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return check_depth(tomllib.loads(Path(path).read_text(encoding=ENCODING)), path)
+    except RecursionError:
+        raise GtkitError(TOO_DEEP, path) from None
     except FileNotFoundError:
         raise GtkitError("file not found", path) from None
     except UnicodeDecodeError:
@@ -238,7 +241,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSON Lines file; each line must be an object."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding=ENCODING).splitlines()
     except FileNotFoundError:
         if missing_ok:
             return []
@@ -250,7 +253,7 @@ def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = parse_json(line, path, f"line {lineno}: ")
         except json.JSONDecodeError as e:
             raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
         if not isinstance(item, dict):

@@ -32,7 +32,7 @@ def is_html_view(path: Path) -> bool:
     marker = Path(path) / MARKER
     try:
         return Path(path).is_dir() and json.loads(marker.read_bytes()).get("generator") == "gtkit"
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
 
 

@@ -19,7 +19,9 @@ from typing import Annotated, Any
 import msgspec
 from pydantic import AfterValidator, BeforeValidator, Field, RootModel, ValidationError
 
+from gtkit.errors import GtkitError
 from gtkit.format.decode import NOT_DECODED, decode_json, no_gc
+from gtkit.textfile import parse_json
 from gtkit.typed import Strict, validation_message
 
 CITATIONS_SUFFIX = ".citations.json"
@@ -101,8 +103,10 @@ def _json(path: Path, raw: bytes | None = None) -> tuple[Any, str | None]:
     if value is not NOT_DECODED:
         return value, None
     try:
-        return json.loads(raw), None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        return parse_json(raw, path), None
+    except GtkitError as e:
+        return None, str(e)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
         return None, f"{path}: {getattr(e, 'msg', None) or type(e).__name__}"
 
 

@@ -20,6 +20,7 @@ from jsonschema.validators import validator_for
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
+from gtkit.textfile import json_depth
 from gtkit.typed import escape_token
 
 Kind = Literal["scalar", "scalar_list", "object", "records"]
@@ -92,7 +93,7 @@ def _types(s: dict[str, Any]) -> set[str]:
 
 
 MAX_NESTING = 64  # objects and arrays inside one another: deeper is no extraction task
-MAX_JSON_DEPTH = 4 * MAX_NESTING
+MAX_SCHEMA_DEPTH = 4 * MAX_NESTING  # JSON levels: room for a $ref, anyOf and items around each of them
 
 
 class _Compiler:
@@ -291,11 +292,14 @@ def record_arrays(node: Node, prefix: str = "") -> Iterator[tuple[str, Node]]:
 
 
 def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
-    """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12)."""
+    """Refuse anything that is not a valid JSON Schema (by its own `$schema`, default 2020-12), or not a task
+    schema: its top level must be an object schema (after `$ref` and a nullable union), so an answer is walked
+    leaf by leaf. Every place a task schema is read (a bundle's schema.json, `consensus --schema`, a plan's
+    consensus schema, a synth family, an ExtractBench import) reads it through here."""
     if not isinstance(schema, dict):
         raise GtkitError("a JSON Schema must be an object", path)
-    if json_depth(schema) > MAX_JSON_DEPTH:
-        raise GtkitError(f"the schema nests more than {MAX_JSON_DEPTH} JSON levels deep", path)
+    if json_depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+        raise GtkitError(f"the schema nests more than {MAX_SCHEMA_DEPTH} JSON levels deep", path)
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
@@ -303,21 +307,25 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
         where = "/" + "/".join(escape_token(p) for p in e.absolute_path) if e.absolute_path else "top level"
         raise GtkitError(f"not a valid JSON Schema at {where}: {e.message}", path) from None
     try:
-        compile_schema(schema)
+        root = compile_schema(schema)
     except GtkitError as e:
         raise GtkitError(e.message, path) from None
+    if root.kind != "object":
+        raise GtkitError(_not_an_object_schema(schema, root), path)
     return schema
 
 
-def json_depth(value: Any) -> int:
-    """How deeply objects and arrays nest in a JSON value (0 for a scalar), without recursion."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict | list):
-            deepest = max(deepest, d + 1)
-            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
-    return deepest
+TASK_ROOT = 'a task schema\'s top level must be an object schema ("type": "object" with "properties") that gtkit walks leaf by leaf'
+
+
+def _not_an_object_schema(schema: dict[str, Any], root: Node) -> str:
+    """Why a schema whose top level is no object schema is refused, and, for a known wrapper, how to unwrap it."""
+    if "schema_definition" in schema and not {"type", "properties", "items", "$ref"} & set(schema):
+        return f"{TASK_ROOT}: the schema is wrapped: use its schema_definition"
+    if not {"type", "properties", "items", "$ref", "anyOf", "oneOf", "allOf"} & set(schema):
+        return f"{TASK_ROOT}; this one has no type, properties or items at the top level"
+    shape = "an array" if root.kind in ("records", "scalar_list") else "a single value"
+    return f"{TASK_ROOT}; this one describes {shape}"
 
 
 def load_schema(path: Path) -> dict[str, Any]:

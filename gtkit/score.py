@@ -32,7 +32,7 @@ from typing import Any
 from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
-from gtkit.explain import grounding, how_matched, is_explain_file, write_explain
+from gtkit.explain import explain_lines, grounding, how_matched, is_explain_file, write_explain
 from gtkit.fileio import check_output
 from gtkit.format.decode import FieldRecord, no_gc
 from gtkit.geometry import iou
@@ -549,14 +549,16 @@ def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str
 def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                workers: int = DEFAULT_WORKERS, pool: Pool | None = None, explain: Path | None = None,
                force: bool = False, progress: Callable[[int, int], None] | None = None, html: Path | None = None,
-               html_pages: int = 10) -> ScoreReport:
+               html_pages: int = 10, before_writing: Callable[[ScoreReport], None] | None = None) -> ScoreReport:
     """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
 
     A long truth the fast reader declines (an older format) has its field entries validated in the `pool`
     (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
     `force` replaces an earlier explain file, never anything else). With `html`, the report is also written
     there as a static folder of pages (`gtkit.report_html`, at most `html_pages` page pictures per document);
-    `force` replaces an earlier HTML view.
+    `force` replaces an earlier HTML view. `before_writing(report)` runs once everything is scored and before
+    either is written (the CLI renders its tables there): a run that fails on the way writes nothing, and the
+    explain lines are made before the HTML folder is written, so what is left to fail after it is the disk.
 
     The cyclic garbage collector is paused meanwhile: reading and scoring a long document build millions of
     objects that hold no reference cycles, and each collection on the way would walk all of them again (a
@@ -598,13 +600,16 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
             if progress is not None:
                 progress(len(docs), len(folders))
         report = ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
+        if before_writing is not None:
+            before_writing(report)
+        lines = explain_lines(docs) if explain is not None else b""
         if html is not None:
             from gtkit.report_html import ScoredDocument, write_score_html
 
             write_score_html(Path(html), report, [ScoredDocument(d, f) for d, f in zip(docs, doc_folders)], gt,
                              pred_dir, pool=pool, force=force, max_pages=html_pages)
     if explain is not None:
-        write_explain(Path(explain), docs, force=force, inputs=[gt, pred_dir])
+        write_explain(Path(explain), lines, force=force, inputs=[gt, pred_dir])
     return report
 
 

@@ -54,13 +54,15 @@ def summarize(docs: list[DocumentScore]) -> dict[str, Any]:
 
 
 def parse_axes(by: str | None) -> tuple[str, ...]:
-    """`--by`: one axis, or two joined by a comma; each from `SLICE_AXES`."""
+    """`--by`: one axis, or two different ones joined by a comma; each from `SLICE_AXES`."""
     if not by:
         return ()
     axes = tuple(a.strip() for a in by.split(","))
     unknown = [a for a in axes if a not in SLICE_AXES]
     if unknown or len(axes) > 2:
         raise GtkitError(f"--by takes one axis or two joined by a comma (axes: {', '.join(SLICE_AXES)}), got {by!r}")
+    if len(set(axes)) < len(axes):
+        raise GtkitError(f"--by names {axes[0]!r} twice: give two different axes")
     return axes
 
 

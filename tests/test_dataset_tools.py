@@ -383,3 +383,14 @@ def test_card_of_a_lone_bundle(dataset, tmp_path, capsys):
     bundle = dataset / read_index(dataset)[0].path
     ok(["card", bundle, "--out", tmp_path / "c"], capsys)
     assert "1 documents, 1 pages" in (tmp_path / "c" / "CARD.md").read_text(encoding="utf-8")
+
+
+def test_extractbench_export_refuses_fields_whose_dotted_paths_collide(tmp_path, capsys):
+    from helpers import make_bundle
+
+    schema = {"type": "object", "properties": {"a.b": {"type": "string"},
+                                               "a": {"type": "object", "properties": {"b": {"type": "string"}}}}}
+    bundle = make_bundle(tmp_path / "clash", schema, {"a.b": "one", "a": {"b": "two"}})
+    one_line_error(["export", bundle, "--format", "extractbench", "--out", tmp_path / "eb"], capsys,
+                   str(bundle), "/a.b", "/a/b", "'a.b'")
+    assert not (tmp_path / "eb").exists()

@@ -87,3 +87,32 @@ def test_the_table_is_a_dataframe(case):  # type: ignore[no-untyped-def]
     frame = score_path(case / "ds", case / "pred", by="length").table()
     assert list(frame.columns) == ["length", "docs", "value_precision", "value_recall", "value_f1", "page_f1", "word_f1"]
     assert frame.iloc[0]["length"] == "(all)" and frame.iloc[0]["docs"] == 2
+
+
+def test_the_readme_command_with_sub_tags_crossed_prints_and_writes(case, tmp_path, capsys):  # type: ignore[no-untyped-def]
+    why, html = tmp_path / "why.jsonl", tmp_path / "report"
+    code, stdout, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--pairs", "--by", "task.sub,length",
+                             "--explain", why, "--html", html], capsys)
+    assert code == 0, err
+    assert "task.sub" in stdout and "T1.c" in stdout and "clean vs degraded" in stdout
+    assert why.read_text().count("\n") > 0 and (html / "index.html").is_file()
+
+
+def test_a_run_that_fails_on_its_table_writes_nothing(case, tmp_path, capsys, monkeypatch):  # type: ignore[no-untyped-def]
+    from gtkit.errors import GtkitError
+    from gtkit.score_report import ScoreReport
+
+    def broken(self):  # type: ignore[no-untyped-def]
+        raise GtkitError("the table cannot be made")
+
+    monkeypatch.setattr(ScoreReport, "table", broken)
+    why = tmp_path / "why.jsonl"
+    code, _, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--by", "length", "--explain", why],
+                       capsys)
+    assert code == 2 and "the table cannot be made" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_by_refuses_an_axis_named_twice(case, capsys):  # type: ignore[no-untyped-def]
+    code, _, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--by", "length,length"], capsys)
+    assert code == 2 and err.strip() == "gtkit: error: --by names 'length' twice: give two different axes", err

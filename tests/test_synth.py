@@ -485,3 +485,44 @@ def test_csv_missing_columns_are_all_named(tmp_path):
     data.write_text("owner_name,address,city,state,property_type,holder\nX,,,,WAGES,H\n")
     with pytest.raises(GtkitError, match=r"line 1: missing column\(s\) 'amount', 'year_reported'"):
         synth("unclaimed_property", out=tmp_path / "o", seed=1, data=data)
+
+
+UP_HEADER = "owner_name,address,city,state,property_type,amount,holder,year_reported\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("owner_name,address,city,state,property_type,amount,holder,year_reported,city\n"
+     "SMITH JOHN A,12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019,PARIS\n",
+     "line 1: column 'city' appears twice in the header"),
+    (UP_HEADER + "SMITH JOHN A,12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n"
+                 "  ,,,,SECURITIES,0.07,BANK OF AMERICA NA,2021\n",
+     "line 3: field 'owner_name' is blank, and it needs a value (it cannot be null)"),
+])
+def test_csv_data_refuses_a_repeated_column_and_a_blank_required_cell(tmp_path, capsys, text, message):
+    data = tmp_path / "up.csv"
+    data.write_text(text)
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.strip() == f"gtkit: error: {data}: {message}", err
+    assert not (tmp_path / "o").exists()
+
+
+def test_jsonl_data_null_in_a_field_that_needs_a_value_reads_as_csv_blank(tmp_path, capsys):
+    row = {"owner_name": None, "address": None, "city": None, "state": None, "property_type": "WAGES",
+           "amount": 1.5, "holder": "H", "year_reported": 2020}
+    data = tmp_path / "up.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.strip() == (f"gtkit: error: {data}: line 1: field 'owner_name' is null, "
+                                         "and it needs a value (it cannot be null)"), err
+
+
+@pytest.mark.parametrize("value, missing", [
+    ("名前", "'名' (U+540D), '前' (U+524D)"),
+    ("CAFÉ 名", "'名' (U+540D)"),
+])
+def test_data_names_every_character_the_font_lacks_in_order(tmp_path, capsys, value, missing):
+    data = tmp_path / "up.csv"
+    data.write_text(UP_HEADER + f"{value},12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n", encoding="utf-8")
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.strip() == (f"gtkit: error: {data}: line 2: field 'owner_name': the family's font has "
+                                         f"no glyph for {missing} in {value!r}"), err

@@ -60,9 +60,8 @@ def show(
     typer.echo(f"wrote {out}")
 
 
-def print_pairs(pairs: dict) -> None:
+def pairs_views(pairs: dict) -> list:
     """The paired measurement: per recipe, each F1 clean, degraded and the difference (points)."""
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="clean vs degraded (paired by provenance.parent)")
@@ -72,11 +71,11 @@ def print_pairs(pairs: dict) -> None:
         cells = [f"{_pct(g[f'{m}_clean'])} -> {_pct(g[f'{m}_degraded'])} ({_delta(g[f'{m}_delta'])})"
                  for m in ("value_f1", "page_f1", "word_f1")]
         table.add_row(name, str(g["pairs"]), *cells)
-    console = Console()
-    console.print(table)
+    views: list = [table]
     if pairs["without_parent"]:
-        console.print(f"{len(pairs['without_parent'])} degraded document(s) without their parent in this run: "
-                      f"{', '.join(pairs['without_parent'][:10])}")
+        views.append(f"{len(pairs['without_parent'])} degraded document(s) without their parent in this run: "
+                     f"{', '.join(pairs['without_parent'][:10])}")
+    return views
 
 
 def _delta(value: float | None) -> str:
@@ -112,26 +111,48 @@ def score(
     """Score predictions: value P/R/F1 and word/page grounding F1, overall and per slice."""
     import json
 
+    from rich.console import Console
+
     from gtkit.score import PRELOAD, score_path
 
+    views: list = []
+
+    def render(report) -> None:  # type: ignore[no-untyped-def]
+        """What is printed, made before any output is written (a failure here leaves nothing behind)."""
+        if as_json:
+            views.append(json.dumps(report.to_dict(pairs=pairs), indent=1))
+            return
+        views.extend(report_views(report, f"gtkit score: {gt} vs {pred}"))
+        if pairs:
+            views.extend(pairs_views(report.pairs()))
+
     with Pool(workers, preload=PRELOAD) as pool, progress_bar("score") as progress:
-        report = score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, explain=explain,
-                            force=force, progress=progress, html=html, html_pages=html_pages)
+        score_path(gt, pred, by=by, memory_budget=memory_budget_mb << 20, pool=pool, explain=explain, force=force,
+                   progress=progress, html=html, html_pages=html_pages, before_writing=render)
     if as_json:
-        typer.echo(json.dumps(report.to_dict(pairs=pairs), indent=1))
+        typer.echo(views[0])
         return
-    print_report(report, f"gtkit score: {gt} vs {pred}")
-    if pairs:
-        print_pairs(report.pairs())
+    console = Console()
+    for view in views:
+        console.print(view)
     if explain is not None:
         typer.echo(f"every cell explained: {explain}")
     if html is not None:
         typer.echo(f"report: {html / 'index.html'}")
 
 
-def print_report(report, title: str) -> None:
-    """The score table: overall and per slice, value P/R/F1, page and word grounding F1, docs."""
+def print_report(report, title: str) -> None:  # type: ignore[no-untyped-def]
+    """Print the score table and its notes (`report_views`)."""
     from rich.console import Console
+
+    console = Console()
+    for view in report_views(report, title):
+        console.print(view)
+
+
+def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
+    """The score table (overall and per slice: value P/R/F1, page and word grounding F1, docs) and the notes
+    under it, as things to print."""
     from rich.table import Table
 
     from gtkit.score_report import METRICS
@@ -141,21 +162,20 @@ def print_report(report, title: str) -> None:
     table = Table(title=title)
     for col in (*(axes or ["slice"]), "docs", "value P", "value R", "value F1", "page F1", "word F1"):
         table.add_column(col, justify="left" if col in (*axes, "slice") else "right")
-    for row in frame.itertuples(index=False):
-        r = row._asdict()
+    for r in frame.to_dict(orient="records"):  # by column name: an axis such as task.sub is no identifier
         names = [str(r[a]) for a in axes] or ["overall"]
         table.add_row(*names, str(r["docs"]), *(_pct(None if r[m] != r[m] else r[m]) for m in METRICS))
-    console = Console()
-    console.print(table)
+    views: list = [table]
     unusable = [f"{d.doc_id} ({d.prediction})" for d in report.documents if d.prediction != "ok"]
     approx = [d.doc_id for d in report.documents if d.approximate]
     bad = sum(d.bad_citations for d in report.documents)
     if unusable:
-        console.print(f"{len(unusable)} document(s) had no usable prediction and score 0: {', '.join(unusable[:10])}")
+        views.append(f"{len(unusable)} document(s) had no usable prediction and score 0: {', '.join(unusable[:10])}")
     if report.unknown:
-        console.print(f"{len(report.unknown)} prediction file(s) name no document of the truth: "
-                      f"{', '.join(report.unknown[:10])}")
+        views.append(f"{len(report.unknown)} prediction file(s) name no document of the truth: "
+                     f"{', '.join(report.unknown[:10])}")
     if bad:
-        console.print(f"{bad} citation(s) named a page the document lacks or an invalid box: they ground nothing")
+        views.append(f"{bad} citation(s) named a page the document lacks or an invalid box: they ground nothing")
     if approx:
-        console.print(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")
+        views.append(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")
+    return views

@@ -41,7 +41,7 @@ def is_export(path: Path) -> bool:
         return True
     try:
         return json.loads((path / EXPORT_NAME).read_text(encoding="utf-8")).get("exported_by") == "gtkit"
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
 
 
@@ -81,8 +81,15 @@ def test_case(bundle: Bundle) -> dict[str, Any]:
         raise GtkitError(f"expected is a {type(gt.expected).__name__}: ExtractBench's expected_output is an object",
                          bundle.path / GT_NAME)
     lens = {p: node.leniencies for p, node, _ in iter_leaves(compile_schema(bundle.schema), gt.expected)}
-    rules = {dotted_path(f["path"], gt.expected): field_rule(f, lens.get(f["path"], ()))
-             for f in bundle.field_dicts()}
+    rules: dict[str, Any] = {}
+    pointers: dict[str, str] = {}
+    for f in bundle.field_dicts():
+        key = dotted_path(f["path"], gt.expected)
+        if key in pointers:
+            raise GtkitError(f"fields {pointers[key]} and {f['path']} would both be ExtractBench rule {key!r} "
+                             "(its dotted paths cannot tell them apart): rename a key", bundle.path)
+        pointers[key] = f["path"]
+        rules[key] = field_rule(f, lens.get(f["path"], ()))
     case: dict[str, Any] = {"tags": flat_tags(gt.tags), "data_schema": with_null_defaults(bundle.schema),
                             "expected_output": gt.expected, "_field_rules": rules}
     identity = row_identity(bundle.schema)

@@ -22,6 +22,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from gtkit.format.models import FORMAT_VERSION, Leniency, Trust
+from gtkit.textfile import MAX_JSON_DEPTH, json_depth
 
 MAX_VALUE_DEPTH = 255
 """The deepest reading value the models accept (pydantic's recursion guard): a scalar or an empty list is depth 1,
@@ -130,6 +131,8 @@ def decode_ground_truth(raw: bytes) -> tuple[dict[str, Any], list[FieldRecord]] 
     if data.format != FORMAT_VERSION:
         return None
     envelope = {k: getattr(data, k) for k in _ENVELOPE_KEYS if getattr(data, k) is not msgspec.UNSET}
+    if json_depth(list(envelope.values()), MAX_JSON_DEPTH) > MAX_JSON_DEPTH:  # the careful reader names the file
+        return None
     envelope["fields"] = []
     return envelope, data.fields
 
@@ -150,9 +153,11 @@ NOT_DECODED = object()
 
 def decode_json(raw: bytes) -> Any:
     """A JSON document decoded as `json.loads` decodes it, or `NOT_DECODED` where this faster decoder is stricter
-    (a non-UTF-8 encoding, NaN, a number out of range, a lone surrogate, bad JSON): then use `json.loads`."""
+    (a non-UTF-8 encoding, NaN, a number out of range, a lone surrogate, bad JSON) or the document nests deeper
+    than `gtkit.textfile.MAX_JSON_DEPTH`: then use `gtkit.textfile.parse_json`, which accepts it or says why not."""
     try:
         with no_gc():
-            return _any_decoder.decode(raw)
+            value = _any_decoder.decode(raw)
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError, ValueError):
         return NOT_DECODED
+    return value if json_depth(value, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH else NOT_DECODED

@@ -1,8 +1,10 @@
 """User records for `--data`: JSON Lines or CSV, validated against the family's record schema.
 
 Every problem names the file and the line it is on; nothing is rendered before the
-whole file is valid. CSV cells arrive as text: an empty cell is null, and cells of
-number/integer/boolean fields are converted by the schema's type.
+whole file is valid. CSV cells arrive as text: a blank cell is null, and cells of
+number/integer/boolean fields are converted by the schema's type. A missing value (a blank cell, a null)
+in a field that cannot be null is refused as such, in either format, and a header naming a column twice
+is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from gtkit.errors import GtkitError
 from gtkit.schema import escape_token
 from gtkit.synth.family import Family
 from gtkit.synth.fonts import register
+from gtkit.textfile import decode_text, parse_json
 
 TEMPLATE_BODY_FONT = "LiberationSans-Regular.ttf"
 
@@ -64,10 +67,7 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
         raise GtkitError("file not found", path) from None
     except IsADirectoryError:
         raise GtkitError("is a folder, expected a .jsonl or .csv file", path) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise GtkitError(f"not UTF-8 text ({e.reason} at byte {e.start})", path) from None
+    text = decode_text(raw, path)
     suffix = path.suffix.lower()
     rows: list[tuple[int, Any]] = []
     if suffix in (".jsonl", ".ndjson"):
@@ -75,7 +75,7 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                rows.append((lineno, json.loads(line)))
+                rows.append((lineno, parse_json(line, path, f"line {lineno}: ")))
             except json.JSONDecodeError as e:
                 raise GtkitError(f"line {lineno}: malformed JSON: {e.msg}", path) from None
     elif suffix == ".csv":
@@ -91,6 +91,9 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
         except StopIteration:
             raise GtkitError("empty CSV file (expected a header row of field names)", path) from None
         header = [h.strip() for h in header]
+        twice = next((h for k, h in enumerate(header) if h in header[:k]), None)
+        if twice is not None:
+            raise GtkitError(f"line 1: column {twice!r} appears twice in the header", path)
         unknown = [h for h in header if h not in props]
         if unknown:
             raise GtkitError(f"line 1: unknown column(s) {', '.join(map(repr, unknown))} "
@@ -166,6 +169,17 @@ def body_glyphs(family: Family) -> set[int]:
     return set(pdfmetrics.getFont(font).face.charToGlyph)
 
 
+def no_glyphs(chars: list[str], most: int = 8) -> str:
+    """The characters a font lacks, in the order the value has them, each with its code point."""
+    named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in chars[:most])
+    return named + (f" and {len(chars) - most} more" if len(chars) > most else "")
+
+
+def shown(value: str, most: int = 60) -> str:
+    """A value quoted for a message, cut after `most` characters."""
+    return repr(value) if len(value) <= most else f"{value[:most]!r}…"
+
+
 def _scalars(obj: dict[str, Any], prefix: str = ""):
     """(where, field name, value) of every scalar of a record, nested records included ("comments/0/text")."""
     for name, value in obj.items():
@@ -196,6 +210,7 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
     glyphs = body_glyphs(family)
     check_record = getattr(family.module, "check_record", None)  # the family's own rule (totals that reconcile)
     records: list[dict[str, Any]] = []
+    csv_file = path.suffix.lower() == ".csv"  # a blank cell is its null
     for lineno, rec in _rows(path, family):
         if not isinstance(rec, dict):
             raise GtkitError(f"line {lineno}: a record must be a JSON object, got {type(rec).__name__}", path)
@@ -203,6 +218,9 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
         if errors:
             err = errors[0]
             where = "".join("/" + escape_token(p) for p in err.absolute_path)
+            if where and err.instance is None:  # a missing value where the field needs one
+                raise GtkitError(f"line {lineno}: field {where.lstrip('/')!r} is {'blank' if csv_file else 'null'}, "
+                                 "and it needs a value (it cannot be null)", path)
             field = f"field {where.lstrip('/')!r}: " if where else ""
             raise GtkitError(f"line {lineno}: {field}{err.message}", path)
         for where, name, value in _scalars(rec):
@@ -212,10 +230,10 @@ def load_records(path: Path, family: Family) -> list[dict[str, Any]]:
             if problem:
                 raise GtkitError(f"line {lineno}: field {where!r}: {problem}", path)
             if isinstance(value, str):
-                missing = sorted({c for c in value if not c.isspace() and ord(c) not in glyphs})
+                missing = list(dict.fromkeys(c for c in value if not c.isspace() and ord(c) not in glyphs))
                 if missing:
                     raise GtkitError(f"line {lineno}: field {where!r}: the family's font has no glyph for "
-                                     f"{''.join(missing)!r} (U+{ord(missing[0]):04X})", path)
+                                     f"{no_glyphs(missing)} in {shown(value)}", path)
         problem = check_record(rec) if check_record is not None else None
         if problem:
             raise GtkitError(f"line {lineno}: {problem}", path)
