@@ -74,10 +74,12 @@ def test_failed_atomic_write_leaves_nothing(tmp_path, monkeypatch):
     def boom(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
-        write_bytes_atomic(tmp_path / "x.json", b"{}")
-    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(os, "replace", boom)  # the rename of a replacement
+    monkeypatch.setattr(os, "link", boom)  # the link of a new file
+    for force in (False, True):
+        with pytest.raises(OSError):
+            write_bytes_atomic(tmp_path / "x.json", b"{}", force=force)
+        assert list(tmp_path.iterdir()) == []
 
 
 def test_dataset_path_may_not_escape(tmp_path):
