@@ -241,7 +241,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_jsonl(path: Path, *, missing_ok: bool = False) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSON Lines file; each line must be an object."""
     try:
-        lines = Path(path).read_text(encoding=ENCODING).splitlines()
+        lines = Path(path).read_text(encoding=ENCODING).split("\n")  # not splitlines(): U+2028 may sit in a value
     except FileNotFoundError:
         if missing_ok:
             return []

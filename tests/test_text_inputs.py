@@ -141,3 +141,21 @@ def test_every_reader_gives_the_same_with_and_without_a_byte_order_mark(tmp_path
         (folder / name).write_text(text, encoding="utf-8")
         (folder / f"bom-{name}").write_text(BOM + text, encoding="utf-8")
         assert readers[name](folder / f"bom-{name}") == readers[name](folder / name)
+
+
+SEPARATORS = st.sampled_from(["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"])
+
+
+@given(st.lists(st.dictionaries(st.text(min_size=1, max_size=3), st.text(max_size=3).flatmap(
+    lambda t: SEPARATORS.map(lambda sep: t + sep + t)), min_size=1, max_size=3), min_size=1, max_size=4))
+def test_json_lines_keep_values_holding_unicode_line_separators(tmp_path_factory, objects):  # type: ignore[no-untyped-def]
+    """gtkit writes JSON Lines with ensure_ascii=False, so U+2028 and its kin appear raw inside values: only \\n
+    ends a line."""
+    from gtkit.fileio import read_jsonl
+    from gtkit.synth.data import _rows
+    from gtkit.synth.family import get_family
+
+    path = tmp_path_factory.mktemp("sep") / "a.jsonl"
+    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects), encoding="utf-8")
+    assert [o for _, o in read_jsonl(path)] == objects
+    assert [o for _, o in _rows(path, get_family("creditor_matrix"))] == objects  # synth --data's reader

@@ -71,7 +71,7 @@ def _rows(path: Path, family: Family) -> list[tuple[int, Any]]:
     suffix = path.suffix.lower()
     rows: list[tuple[int, Any]] = []
     if suffix in (".jsonl", ".ndjson"):
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(text.split("\n"), 1):  # JSON Lines ends lines at \n only
             if not line.strip():
                 continue
             try:
