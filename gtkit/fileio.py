@@ -269,8 +269,9 @@ class AppendFailed(GtkitError):
 def append_line(path: Path, line: bytes) -> None:
     """Append one line (`line` ends with a newline) to an append-only log, whole or not at all, durably.
 
-    The file is created if need be, never opened through a symbolic link (O_NOFOLLOW), and must be a
-    regular file. The line is written (a short write is continued), fsynced, and so is the folder when
+    The file is created if need be, never opened through a symbolic link (O_NOFOLLOW) nor waited on
+    (O_NONBLOCK: a FIFO put in its place is refused at once, not written to when a reader comes), and must be
+    a regular file. The line is written (a short write is continued), fsynced, and so is the folder when
     the file is new. On any write error (ENOSPC, EDQUOT, EIO, EFBIG...) the file is cut back to the size
     it had, so it still ends on its last complete line, and `AppendFailed` is raised.
     """
@@ -280,10 +281,13 @@ def append_line(path: Path, line: bytes) -> None:
     path = Path(path)
     created = not os.path.lexists(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     0o666)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise GtkitError("is a symbolic link: refusing to write through it", path) from None
+        if e.errno == errno.ENXIO:  # a FIFO (or a device) with nobody at the other end
+            raise GtkitError("is not a regular file: refusing to append to it", path) from None
         raise AppendFailed(f"could not open it to append a line ({e.strerror}): nothing was written",
                            path, e.errno) from None
     try:

@@ -549,3 +549,25 @@ def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh,
     assert decisions.read_bytes() == partial
     with pytest.raises(GtkitError, match="the last line has no newline"):
         Review(fresh, "ana")
+
+
+def test_a_fifo_in_place_of_the_decisions_file_is_refused_at_once(tmp_path):
+    """append_line opens without waiting (O_NONBLOCK): a FIFO with no reader, swapped in for the file, is refused
+    in one line instead of hanging the server until something reads it."""
+    from gtkit.fileio import append_line
+
+    fifo = tmp_path / "decisions.jsonl"
+    os.mkfifo(fifo)
+
+    def hung(*_: object) -> None:
+        raise RuntimeError("append_line waited for a reader of the FIFO")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 2)
+    try:
+        with pytest.raises(GtkitError) as e:
+            append_line(fifo, b"{}\n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert str(e.value) == f"{fifo}: is not a regular file: refusing to append to it"
