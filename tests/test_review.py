@@ -571,3 +571,46 @@ def test_a_fifo_in_place_of_the_decisions_file_is_refused_at_once(tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert str(e.value) == f"{fifo}: is not a regular file: refusing to append to it"
+
+
+def test_nan_and_infinity_are_refused_at_the_api(fresh):
+    """JSON has no NaN or Infinity, though Python reads them (and 1e999): sent as a value, typed in a number
+    field or inside a record, each is one line of 400 and nothing reaches decisions.jsonl."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    review = Review(fresh, "ana", every_cell=True)
+    app = create_app(review, "t")
+    items = review.state()["items"]
+    total = next(k for k, it in enumerate(items) if it[3] == "/total")
+    extra = next(k for k, it in enumerate(items) if it[1] == "extra_record")
+    cases = [(b'{"item": %d, "action": "edit", "value": NaN}' % total, "/value: NaN"),
+             (json.dumps({"item": total, "action": "edit", "text": "Infinity"}).encode(), "/value: Infinity"),
+             (json.dumps({"item": total, "action": "edit", "text": "-1e999"}).encode(), "/value: -Infinity"),
+             (b'{"item": %d, "action": "edit", "value": {"line_id": "L-9", "x": NaN}}' % extra, "/value/x: NaN"),
+             (json.dumps({"item": extra, "action": "edit", "text": '{"line_id": "L-9", "x": [Infinity]}'}).encode(),
+              "/value/x/0: Infinity")]
+    for body, words in cases:
+        status, answer = _asgi_post(app, "/api/decide", [body], {"X-Gtkit-Token": "t"})
+        error = json.loads(answer)["error"]
+        assert status == 400 and error == f"the decision: {words} is not a JSON number", (body, error)
+    assert not (fresh / "decisions.jsonl").exists()
+
+
+def test_adjudicate_refuses_nan_in_a_decisions_file_in_one_line(fresh, tmp_path, capsys):
+    queue = _lines(fresh / "queue.jsonl")
+    extra = next(q["id"] for q in queue if q["kind"] == "extra_record")
+    cell = next(q["id"] for q in queue if q["kind"] == "cell")
+    before = _files(fresh)
+    for lines, said in (([f'{{"id": "{cell}", "action": "null", "who": "ana"}}',
+                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, "who": "ana"}}'],
+                         "line 2: /value/x: NaN"),
+                        ([f'{{"id": "{cell}", "action": "null", "supersedes": -Infinity, "who": "ana"}}'],
+                         "line 1: /supersedes: -Infinity")):
+        decisions = tmp_path / "d.jsonl"
+        decisions.write_text("\n".join(lines) + "\n")
+        with pytest.raises(SystemExit) as e:
+            main(["adjudicate", str(fresh), "--decisions", str(decisions)])
+        err = capsys.readouterr().err.strip()
+        assert e.value.code == 2 and err == f"gtkit: error: {decisions}: {said} is not a JSON number", err
+    assert _files(fresh) == before

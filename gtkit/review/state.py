@@ -28,7 +28,7 @@ from gtkit.review.items import Item, load_items
 from gtkit.review.pages import PageImages
 from gtkit.review.store import DecisionFile
 from gtkit.schema import compile_schema
-from gtkit.typed import Strict, validation_message
+from gtkit.typed import Strict, non_finite, validation_message
 
 NOTE_MAX = 2000   # characters of a decision's note
 
@@ -142,6 +142,8 @@ class Review:
         line.update({k: v for k, v in sent.items() if k not in ("item", "text")})
         if "text" in sent:  # a value typed in the page: read by the field's type
             line["value"] = self.typed_value(it, sent["text"])
+        if (bad := non_finite(line)) is not None:  # sent as JSON, typed, or inside a record
+            raise GtkitError(f"the decision: {bad[0]}: {bad[1]} is not a JSON number")
         line["who"] = self.who
         line["when"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         n = self.decisions.append(line)
