@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gtkit.errors import GtkitError, disk_full
+from gtkit.errors import DiskFull, GtkitError, disk_full
 
 
 def _umask() -> int:
@@ -179,7 +179,7 @@ def staged_dir(target: Path, *, force: bool = False,
         except BaseException as e:
             shutil.rmtree(stage, ignore_errors=True)
             if disk_full(e):
-                raise GtkitError(f"cannot write the output: {e.strerror} (nothing was written)", target) from None
+                raise DiskFull(f"cannot write the output: {e.strerror} (nothing was written)", target) from None
             raise
 
 

@@ -614,3 +614,68 @@ def test_adjudicate_refuses_nan_in_a_decisions_file_in_one_line(fresh, tmp_path,
         err = capsys.readouterr().err.strip()
         assert e.value.code == 2 and err == f"gtkit: error: {decisions}: {said} is not a JSON number", err
     assert _files(fresh) == before
+
+
+def test_apply_now_on_a_full_disk_is_507_and_changes_nothing(server):
+    """A real full disk for the server (its file size limit lowered from outside: EFBIG) while apply now writes the
+    dataset: 507 in one line, the dataset and decisions.jsonl as they were; with space back, apply now works."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    for body in ({"item": 0, "action": "accept"}, {"item": 1, "action": "null"}):
+        assert _request(f"{base}/api/decide", data=json.dumps(body).encode(), headers=headers)[0] == 200
+    before = {k: data for k, (_, data) in _files(ds).items()}
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+    status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+    error = json.loads(answer)["error"]
+    assert status == 507 and os.strerror(errno.EFBIG) in error and len(error.splitlines()) == 1, answer
+    assert "decisions.jsonl keeps every decision" in error
+    assert {k: data for k, (_, data) in _files(ds).items()} == before
+    assert sorted(p.name for p in ds.parent.iterdir()) == ["gt"]                 # no half-written copy left
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+    assert status == 200 and json.loads(answer)["applied"] == 2, answer
+    assert (ds / "decisions.jsonl").read_bytes() == b"" and len(_lines(ds / "audit.jsonl")) == 2
+
+
+def test_apply_now_empties_the_decisions_file_with_the_dataset_or_not_at_all(fresh, monkeypatch):
+    """Emptying decisions.jsonl fails (an I/O error): apply now is 503 and nothing is applied, rather than a
+    dataset with the decisions in it and a file still holding them (which the next apply, and the next start,
+    would refuse as decided twice); once the error is gone, every decision is applied once."""
+    import gtkit.fileio
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+
+    def post(path: str, body: bytes) -> tuple[int, bytes]:
+        return _asgi_post(app, path, [body], {"X-Gtkit-Token": "t"})
+
+    for body in ({"item": 0, "action": "accept"}, {"item": 1, "action": "null"}):
+        assert post("/api/decide", json.dumps(body).encode())[0] == 200
+    decisions = fresh / "decisions.jsonl"
+    before = {k: data for k, (_, data) in _files(fresh).items()}
+    eio = OSError(errno.EIO, os.strerror(errno.EIO))
+    real_ftruncate, real_temp = os.ftruncate, gtkit.fileio.new_temp_file
+
+    def ftruncate(fd: int, size: int) -> None:   # emptied in place
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/decisions.jsonl"):
+            raise eio
+        real_ftruncate(fd, size)
+
+    def new_temp_file(folder: Path, name: str) -> tuple[int, str]:   # or replaced by an empty file
+        if name == "decisions.jsonl":
+            raise eio
+        return real_temp(folder, name)
+
+    monkeypatch.setattr(os, "ftruncate", ftruncate)
+    monkeypatch.setattr(gtkit.fileio, "new_temp_file", new_temp_file)
+    status, answer = post("/api/apply", b"")
+    error = json.loads(answer)["error"]
+    assert status == 503 and os.strerror(errno.EIO) in error and len(error.splitlines()) == 1, answer
+    assert {k: data for k, (_, data) in _files(fresh).items()} == before
+    monkeypatch.undo()
+    status, answer = post("/api/apply", b"")
+    assert status == 200 and json.loads(answer)["applied"] == 2, answer
+    assert decisions.read_bytes() == b"" and len(_lines(fresh / "audit.jsonl")) == 2
+    Review(fresh, "ana")   # the next start reads the emptied file

@@ -49,7 +49,7 @@ from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_jsonl
+from gtkit.fileio import read_jsonl, write_bytes_atomic
 from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
                           read_index, write_bundle_output, write_dataset)
 from gtkit.normalize import value_key
@@ -57,15 +57,17 @@ from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, 
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False,
-               force: bool = False) -> tuple[int, int | None]:
+               force: bool = False, empty_decisions: bool = False) -> tuple[int, int | None]:
     """Apply every decision; returns (decisions applied, items left in the queue, or None for a dataset that is
     not a consensus output). `force` lets a decision change a `human` cell without naming the value it
-    replaces."""
+    replaces. With `empty_decisions` (the decisions file lies in the dataset's folder, as `gtkit review`'s
+    does) the revised dataset holds the file emptied: the decisions and their leaving the file are one rename,
+    so a failure never leaves them applied and still in the file."""
     dataset = Path(dataset)
     require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
-    session = Session(dataset, Path(decisions_path), who, stamp, force)
+    session = Session(dataset, Path(decisions_path), who, stamp, force, empty_decisions)
     for lineno, d in decisions:
         session.apply(lineno, d)
     session.validate()
@@ -139,6 +141,7 @@ class Session:
     who: str | None
     stamp: str | None
     force: bool = False   # a decision may change a `human` cell without naming the value it replaces
+    empty_decisions: bool = False   # `write` leaves the decisions file (in the dataset's folder) empty
     entries: dict[str, DatasetEntry] = field(init=False)
     queue: list[dict[str, Any]] = field(init=False)   # the open items (see `decided_elsewhere`)
     docs: dict[str, _Document] = field(default_factory=dict)
@@ -354,7 +357,14 @@ class Session:
             revised.write_file(QUEUE_NAME, jsonl(left))
             revised.write_file(DRAW_NAME, jsonl(draw))
             revised.write_file(AUDIT_NAME, jsonl(self.old_audit + self.audit))
+            self.emptied(revised.stage)
         return len(self.audit), len(left)
+
+    def emptied(self, stage: Path) -> None:
+        """With `empty_decisions`, the decisions file of the staged copy of the dataset (a hard link to the file
+        until now) replaced by an empty one: it is swapped in with the decisions applied."""
+        if self.empty_decisions:
+            write_bytes_atomic(stage / self.decisions_path.relative_to(self.dataset), b"", force=True)
 
     def envelope(self, doc_id: str) -> Envelope:
         """A revised document's envelope, its decisions appended to `provenance.parameters.corrections`: every
@@ -386,6 +396,7 @@ class Session:
             with write_bundle_output(self.dataset, force=True) as bundle:
                 shutil.copytree(self.dataset, bundle.folder, copy_function=os.link, dirs_exist_ok=True)
                 bundle.write(self.envelope(doc_id), fields[doc_id])
+                self.emptied(bundle.folder)
             return len(self.audit), None
         with write_dataset(self.dataset, force=True) as revised:
             shutil.copytree(self.dataset, revised.stage, copy_function=os.link, dirs_exist_ok=True)
@@ -394,6 +405,7 @@ class Session:
                     revised.bundle(doc_id, entry.path).write(self.envelope(doc_id), fields[doc_id])
                 else:
                     revised.adopt(entry.path, entry)
+            self.emptied(revised.stage)
         return len(self.audit), None
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import stat
 import threading
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 
 from gtkit.consensus.adjudicate import Session, adjudicate
 from gtkit.consensus.decisions import parse_decision, read_decisions
-from gtkit.errors import GtkitError
+from gtkit.errors import DiskFull, GtkitError, disk_full
 from gtkit.fileio import AppendFailed, append_line
 
 DECISIONS_NAME = "decisions.jsonl"
@@ -36,6 +35,19 @@ Fingerprint = tuple[int, int, str] | None
 
 class ChangedUnderUs(GtkitError):
     """The decisions file changed since the server last read or wrote it."""
+
+
+class ApplyFailed(GtkitError):
+    """Apply now could not write the dataset (a full disk, an I/O error): nothing was applied and the decisions
+    file is as it was; `disk_full` says whether freeing space is the fix."""
+
+    def __init__(self, why: str, path: str | Path | None, disk_full: bool):
+        fix = "free some space and apply again" if disk_full else "apply again once that is fixed"
+        super().__init__(f"apply now: {why}; decisions.jsonl keeps every decision: {fix}", path)
+        self.disk_full = disk_full
+
+    def __reduce__(self):
+        return type(self), (self.message, self.path, self.disk_full)
 
 
 def fingerprint(path: Path) -> Fingerprint:
@@ -109,19 +121,20 @@ class DecisionFile:
                                  "written: restart gtkit review to read it again", self.path)
 
     def apply(self) -> tuple[int, int | None]:
-        """`gtkit adjudicate` with this file (the dataset replaced as a whole), then the file emptied: its
-        decisions are in the dataset and in audit.jsonl. (decisions applied, items left in the queue)"""
+        """`gtkit adjudicate` with this file, the dataset replaced as a whole with the file emptied in it: the
+        decisions and their leaving the file are one rename, so a failure (`ApplyFailed`) changes neither and
+        no decision is ever applied and still in the file. (decisions applied, items left in the queue)"""
         with self.lock:
             self._unchanged()
             if not self.decided:
                 raise GtkitError("no decision to apply yet", self.path)
-            n, left = adjudicate(self.dataset, self.path, who=self.who)
-            fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                os.ftruncate(fd, 0)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                n, left = adjudicate(self.dataset, self.path, who=self.who, empty_decisions=True)
+            except DiskFull as e:
+                raise ApplyFailed(e.message, e.path, disk_full=True) from None
+            except OSError as e:
+                raise ApplyFailed(f"cannot write the dataset: {e.strerror or e} (nothing was written)", self.dataset,
+                                  disk_full=disk_full(e)) from None
             self._load()
             return n, left
 
