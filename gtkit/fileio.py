@@ -35,6 +35,19 @@ def new_temp_file(folder: Path, name: str) -> tuple[int, str]:
     return fd, tmp
 
 
+Version = tuple[int, int, int, int] | None
+
+
+def file_version(path: Path) -> Version:
+    """(device, inode, size, modification time in ns) of a file, None when there is none: it changes whenever the
+    file is rewritten (in place, or replaced by a new file as gtkit writes), at the cost of one stat."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -49,7 +49,7 @@ from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_jsonl, write_bytes_atomic
+from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
 from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
                           read_index, write_bundle_output, write_dataset)
 from gtkit.normalize import value_key
@@ -121,14 +121,16 @@ class _Document:
     expected: Any
     fields: dict[str, dict[str, Any]]
     root: Node
+    version: Version   # of the gt.json it was read from (`file_version`, taken before)
     changed: bool = False
     lines: dict[str, int] = field(default_factory=dict)  # decided pointer -> the decisions.jsonl line
 
     @classmethod
     def read(cls, folder: Path) -> _Document:
+        version = file_version(folder / GT_NAME)
         b = read_bundle(folder)
         return cls(bundle=b, expected=copy.deepcopy(b.gt.expected), root=compile_schema(b.schema),
-                   fields={f["path"]: f for f in b.field_dicts()})
+                   fields={f["path"]: f for f in b.field_dicts()}, version=version)
 
 
 @dataclass
@@ -174,9 +176,7 @@ class Session:
         person = d.who if "who" in d.model_fields_set else self.who
         if not person:
             raise self.fail(n, 'no "who" (give one in the line or pass --who)')
-        if doc_id not in self.docs:
-            self.docs[doc_id] = _Document.read(self.dataset / self.entries[doc_id].path)
-        doc = self.docs[doc_id]
+        doc = self.document(doc_id)
         q = self.queue_by_id.get(cid)
         if q is not None and q["kind"] in ("extra_record", "withheld_record"):
             if d.names_earlier:
@@ -202,6 +202,12 @@ class Session:
         self.audit.append({"seq": len(self.old_audit) + len(self.audit) + 1, "who": person,
                            "when": d.when if "when" in d.model_fields_set else self.stamp, "doc": doc_id,
                            "path": path, "action": d.action, "note": d.note, "before": before, "after": after})
+
+    def document(self, doc_id: str) -> _Document:
+        """A document of the dataset as this session has it (read when first asked for)."""
+        if doc_id not in self.docs:
+            self.docs[doc_id] = _Document.read(self.dataset / self.entries[doc_id].path)
+        return self.docs[doc_id]
 
     def cell(self, n: int, doc: _Document, cid: str, entry: dict[str, Any], q: dict[str, Any] | None,
              d: Decision) -> None:

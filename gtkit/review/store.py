@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.adjudicate import Session, adjudicate
-from gtkit.consensus.decisions import parse_decision, read_decisions
+from gtkit.consensus.decisions import Decision, parse_decision, read_decisions
 from gtkit.errors import DiskFull, GtkitError, disk_full
-from gtkit.fileio import AppendFailed, append_line
+from gtkit.fileio import AppendFailed, append_line, file_version
+from gtkit.format import GT_NAME
+from gtkit.normalize import value_key
 
 DECISIONS_NAME = "decisions.jsonl"
 
@@ -120,6 +122,25 @@ class DecisionFile:
             raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
                                  "written: restart gtkit review to read it again", self.path)
 
+    def _as_shown(self, d: Decision) -> None:
+        """Refuse (ChangedUnderUs) a decision taken on a dataset that is no longer the one on disk: its document's
+        gt.json changed since the session read it (another gtkit adjudicate), or the value its `supersedes` names
+        (the value the page showed) is not the cell's value now. What else is wrong the session says."""
+        doc_id, path = d.cell_id.split("#", 1)
+        if doc_id not in self.session.entries or d.cell_id in self.session.settled:
+            return
+        gt = self.dataset / self.session.entries[doc_id].path / GT_NAME
+        held = self.session.docs.get(doc_id)
+        if held is not None and held.version != file_version(gt):
+            raise ChangedUnderUs("changed since the review server read it (by another gtkit adjudicate?): nothing "
+                                 "was written; restart gtkit review to read it again", gt)
+        entry = self.session.document(doc_id).fields.get(path) if d.names_earlier else None
+        if entry is not None:
+            value = entry["readings"][0]["value"]
+            if value_key(value) != value_key(d.supersedes):
+                raise ChangedUnderUs(f"{d.cell_id} is {value!r} now, not {d.supersedes!r} as the page showed it: it "
+                                     "changed since; nothing was written: reload the page to see it", gt)
+
     def apply(self) -> tuple[int, int | None]:
         """`gtkit adjudicate` with this file, the dataset replaced as a whole with the file emptied in it: the
         decisions and their leaving the file are one rename, so a failure (`ApplyFailed`) changes neither and
@@ -144,6 +165,7 @@ class DecisionFile:
             self._unchanged()
             n = self.lines + 1
             d = parse_decision(line, self.path, n)
+            self._as_shown(d)
             try:
                 self.session.apply(n, d)
                 self.session.validate(only=d.cell_id.split("#", 1)[0])
