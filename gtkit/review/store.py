@@ -12,6 +12,11 @@ last saw are kept, and a file changed under it (another editor, a second server,
 in its place) is refused rather than appended to. It must be a regular file of the dataset's own: a
 symbolic link or a file with other hard links is refused at start, and it is never opened through a
 link (O_NOFOLLOW), so neither a decision nor "apply now" can reach a file outside the dataset.
+
+The dataset is checked the same way: a decision on a document whose gt.json changed since the server read it,
+or whose `supersedes` (the value the page showed) is not the cell's value on disk, is refused rather than
+written, so the page never replaces a value the reviewer did not see. "Apply now" empties the file in the
+revised dataset it swaps in: the decisions are applied and out of the file in one rename, or neither.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ Fingerprint = tuple[int, int, str] | None
 
 
 class ChangedUnderUs(GtkitError):
-    """The decisions file changed since the server last read or wrote it."""
+    """The decisions file changed since the server last read or wrote it, or a document of the dataset since the
+    server (or the page) read it."""
 
 
 class ApplyFailed(GtkitError):
@@ -47,9 +53,6 @@ class ApplyFailed(GtkitError):
         fix = "free some space and apply again" if disk_full else "apply again once that is fixed"
         super().__init__(f"apply now: {why}; decisions.jsonl keeps every decision: {fix}", path)
         self.disk_full = disk_full
-
-    def __reduce__(self):
-        return type(self), (self.message, self.path, self.disk_full)
 
 
 def fingerprint(path: Path) -> Fingerprint:
