@@ -25,6 +25,11 @@ class GtkitError(Exception):
         return type(self), (self.message, self.path)
 
 
+class DiskFull(GtkitError):
+    """A write refused for want of space (`disk_full`): nothing was written, and the same command may work once
+    space is freed (the review server answers 507 rather than 400)."""
+
+
 def note(message: str, path: str | Path | None = None) -> None:
     """Tell the user of something done on their behalf (a leftover removed, a lock taken over): one line."""
     LOGGER.warning(f"{path}: {message}" if path is not None else message)

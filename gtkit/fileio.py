@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gtkit.errors import GtkitError, disk_full
+from gtkit.errors import DiskFull, GtkitError, disk_full
 from gtkit.textfile import ENCODING, TOO_DEEP, check_depth, parse_json
 
 
@@ -34,6 +34,19 @@ def new_temp_file(folder: Path, name: str) -> tuple[int, str]:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     os.fchmod(fd, 0o666 & ~_umask())
     return fd, tmp
+
+
+Version = tuple[int, int, int, int] | None
+
+
+def file_version(path: Path) -> Version:
+    """(device, inode, size, modification time in ns) of a file, None when there is none: it changes whenever the
+    file is rewritten (in place, or replaced by a new file as gtkit writes), at the cost of one stat."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -193,7 +206,7 @@ def staged_dir(target: Path, *, force: bool = False,
         except BaseException as e:
             shutil.rmtree(stage, ignore_errors=True)
             if disk_full(e):
-                raise GtkitError(f"cannot write the output: {e.strerror} (nothing was written)", target) from None
+                raise DiskFull(f"cannot write the output: {e.strerror} (nothing was written)", target) from None
             raise
 
 
@@ -285,8 +298,9 @@ class AppendFailed(GtkitError):
 def append_line(path: Path, line: bytes) -> None:
     """Append one line (`line` ends with a newline) to an append-only log, whole or not at all, durably.
 
-    The file is created if need be, never opened through a symbolic link (O_NOFOLLOW), and must be a
-    regular file. The line is written (a short write is continued), fsynced, and so is the folder when
+    The file is created if need be, never opened through a symbolic link (O_NOFOLLOW) nor waited on
+    (O_NONBLOCK: a FIFO put in its place is refused at once, not written to when a reader comes), and must be
+    a regular file. The line is written (a short write is continued), fsynced, and so is the folder when
     the file is new. On any write error (ENOSPC, EDQUOT, EIO, EFBIG...) the file is cut back to the size
     it had, so it still ends on its last complete line, and `AppendFailed` is raised.
     """
@@ -296,10 +310,13 @@ def append_line(path: Path, line: bytes) -> None:
     path = Path(path)
     created = not os.path.lexists(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     0o666)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise GtkitError("is a symbolic link: refusing to write through it", path) from None
+        if e.errno == errno.ENXIO:  # a FIFO (or a device) with nobody at the other end
+            raise GtkitError("is not a regular file: refusing to append to it", path) from None
         raise AppendFailed(f"could not open it to append a line ({e.strerror}): nothing was written",
                            path, e.errno) from None
     try:

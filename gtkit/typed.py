@@ -12,6 +12,8 @@ Lines) and the JSON Pointer of the first offending key, for instance
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,6 +43,22 @@ def pointer_of(loc: tuple[Any, ...]) -> str:
     pydantic appends when a mapping's key itself is wrong: the pointer then names that key)."""
     parts = [p for p in loc if not (isinstance(p, str) and (p.startswith("function-") or p == "[key]"))]
     return "".join("/" + escape_token(p) for p in parts)
+
+
+def non_finite(value: Any) -> tuple[str, str] | None:
+    """Where a JSON value holds NaN or an infinity, which no JSON number is (Python's json reads `NaN`,
+    `Infinity` and 1e999 as such floats): (its JSON Pointer, its spelling), or None. Iterative: a value nested
+    as deep as json reads is walked without recursion."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        at, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return at or "top level", json.dumps(v)
+        if isinstance(v, dict):
+            stack.extend((f"{at}/{escape_token(k)}", x) for k, x in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((f"{at}/{k}", x) for k, x in reversed(list(enumerate(v))))
+    return None
 
 
 def error_at(loc: tuple[str | int, ...], message: str) -> ValidationError:

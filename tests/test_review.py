@@ -549,3 +549,133 @@ def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh,
     assert decisions.read_bytes() == partial
     with pytest.raises(GtkitError, match="the last line has no newline"):
         Review(fresh, "ana")
+
+
+def test_a_fifo_in_place_of_the_decisions_file_is_refused_at_once(tmp_path):
+    """append_line opens without waiting (O_NONBLOCK): a FIFO with no reader, swapped in for the file, is refused
+    in one line instead of hanging the server until something reads it."""
+    from gtkit.fileio import append_line
+
+    fifo = tmp_path / "decisions.jsonl"
+    os.mkfifo(fifo)
+
+    def hung(*_: object) -> None:
+        raise RuntimeError("append_line waited for a reader of the FIFO")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 2)
+    try:
+        with pytest.raises(GtkitError) as e:
+            append_line(fifo, b"{}\n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert str(e.value) == f"{fifo}: is not a regular file: refusing to append to it"
+
+
+def test_nan_and_infinity_are_refused_at_the_api(fresh):
+    """JSON has no NaN or Infinity, though Python reads them (and 1e999): sent as a value, typed in a number
+    field or inside a record, each is one line of 400 and nothing reaches decisions.jsonl."""
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    review = Review(fresh, "ana", every_cell=True)
+    app = create_app(review, "t")
+    items = review.state()["items"]
+    total = next(k for k, it in enumerate(items) if it[3] == "/total")
+    extra = next(k for k, it in enumerate(items) if it[1] == "extra_record")
+    cases = [(b'{"item": %d, "action": "edit", "value": NaN}' % total, "/value: NaN"),
+             (json.dumps({"item": total, "action": "edit", "text": "Infinity"}).encode(), "/value: Infinity"),
+             (json.dumps({"item": total, "action": "edit", "text": "-1e999"}).encode(), "/value: -Infinity"),
+             (b'{"item": %d, "action": "edit", "value": {"line_id": "L-9", "x": NaN}}' % extra, "/value/x: NaN"),
+             (json.dumps({"item": extra, "action": "edit", "text": '{"line_id": "L-9", "x": [Infinity]}'}).encode(),
+              "/value/x/0: Infinity")]
+    for body, words in cases:
+        status, answer = _asgi_post(app, "/api/decide", [body], {"X-Gtkit-Token": "t"})
+        error = json.loads(answer)["error"]
+        assert status == 400 and error == f"the decision: {words} is not a JSON number", (body, error)
+    assert not (fresh / "decisions.jsonl").exists()
+
+
+def test_adjudicate_refuses_nan_in_a_decisions_file_in_one_line(fresh, tmp_path, capsys):
+    queue = _lines(fresh / "queue.jsonl")
+    extra = next(q["id"] for q in queue if q["kind"] == "extra_record")
+    cell = next(q["id"] for q in queue if q["kind"] == "cell")
+    before = _files(fresh)
+    for lines, said in (([f'{{"id": "{cell}", "action": "null", "who": "ana"}}',
+                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, "who": "ana"}}'],
+                         "line 2: /value/x: NaN"),
+                        ([f'{{"id": "{cell}", "action": "null", "supersedes": -Infinity, "who": "ana"}}'],
+                         "line 1: /supersedes: -Infinity")):
+        decisions = tmp_path / "d.jsonl"
+        decisions.write_text("\n".join(lines) + "\n")
+        with pytest.raises(SystemExit) as e:
+            main(["adjudicate", str(fresh), "--decisions", str(decisions)])
+        err = capsys.readouterr().err.strip()
+        assert e.value.code == 2 and err == f"gtkit: error: {decisions}: {said} is not a JSON number", err
+    assert _files(fresh) == before
+
+
+def test_apply_now_on_a_full_disk_is_507_and_changes_nothing(server):
+    """A real full disk for the server (its file size limit lowered from outside: EFBIG) while apply now writes the
+    dataset: 507 in one line, the dataset and decisions.jsonl as they were; with space back, apply now works."""
+    ds, proc, url = server
+    base, token = _base_token(url)
+    headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
+    for body in ({"item": 0, "action": "accept"}, {"item": 1, "action": "null"}):
+        assert _request(f"{base}/api/decide", data=json.dumps(body).encode(), headers=headers)[0] == 200
+    before = {k: data for k, (_, data) in _files(ds).items()}
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+    status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+    error = json.loads(answer)["error"]
+    assert status == 507 and os.strerror(errno.EFBIG) in error and len(error.splitlines()) == 1, answer
+    assert "decisions.jsonl keeps every decision" in error
+    assert {k: data for k, (_, data) in _files(ds).items()} == before
+    assert sorted(p.name for p in ds.parent.iterdir()) == ["gt"]                 # no half-written copy left
+    resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    status, answer = _request(f"{base}/api/apply", data=b"", headers=headers)
+    assert status == 200 and json.loads(answer)["applied"] == 2, answer
+    assert (ds / "decisions.jsonl").read_bytes() == b"" and len(_lines(ds / "audit.jsonl")) == 2
+
+
+def test_apply_now_empties_the_decisions_file_with_the_dataset_or_not_at_all(fresh, monkeypatch):
+    """Emptying decisions.jsonl fails (an I/O error): apply now is 503 and nothing is applied, rather than a
+    dataset with the decisions in it and a file still holding them (which the next apply, and the next start,
+    would refuse as decided twice); once the error is gone, every decision is applied once."""
+    import gtkit.fileio
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    app = create_app(Review(fresh, "ana"), "t")
+
+    def post(path: str, body: bytes) -> tuple[int, bytes]:
+        return _asgi_post(app, path, [body], {"X-Gtkit-Token": "t"})
+
+    for body in ({"item": 0, "action": "accept"}, {"item": 1, "action": "null"}):
+        assert post("/api/decide", json.dumps(body).encode())[0] == 200
+    decisions = fresh / "decisions.jsonl"
+    before = {k: data for k, (_, data) in _files(fresh).items()}
+    eio = OSError(errno.EIO, os.strerror(errno.EIO))
+    real_ftruncate, real_temp = os.ftruncate, gtkit.fileio.new_temp_file
+
+    def ftruncate(fd: int, size: int) -> None:   # emptied in place
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/decisions.jsonl"):
+            raise eio
+        real_ftruncate(fd, size)
+
+    def new_temp_file(folder: Path, name: str) -> tuple[int, str]:   # or replaced by an empty file
+        if name == "decisions.jsonl":
+            raise eio
+        return real_temp(folder, name)
+
+    monkeypatch.setattr(os, "ftruncate", ftruncate)
+    monkeypatch.setattr(gtkit.fileio, "new_temp_file", new_temp_file)
+    status, answer = post("/api/apply", b"")
+    error = json.loads(answer)["error"]
+    assert status == 503 and os.strerror(errno.EIO) in error and len(error.splitlines()) == 1, answer
+    assert {k: data for k, (_, data) in _files(fresh).items()} == before
+    monkeypatch.undo()
+    status, answer = post("/api/apply", b"")
+    assert status == 200 and json.loads(answer)["applied"] == 2, answer
+    assert decisions.read_bytes() == b"" and len(_lines(fresh / "audit.jsonl")) == 2
+    Review(fresh, "ana")   # the next start reads the emptied file

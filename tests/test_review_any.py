@@ -240,3 +240,85 @@ def test_original_expected_undoes_human_corrections_latest_first():
     assert [p for p, _ in problems] == ["/provenance/parameters/corrections/2/path", "/provenance/parameters/corrections/1",
                                         "/provenance/parameters/corrections/0"]
     assert original_expected(expected, {"corrections": "x"}, trust)[1][0][0] == "/provenance/parameters/corrections"
+
+
+def _corrected(bundle: Path, tmp_path: Path, path: str, value: str, **extra: str) -> None:
+    """`gtkit adjudicate` of one edit, as another person (or a top-level correction) would make it."""
+    doc = read_bundle(bundle).doc_id
+    _run("adjudicate", str(bundle), "--decisions", str(_write(tmp_path / "other.jsonl", {
+        "id": f"{doc}#{path}", "action": "edit", "value": value, "who": "bo", **extra})))
+
+
+def _log(bundle: Path, path: str) -> list[tuple]:
+    return [(r["before"], r["after"], r["who"]) for r in read_bundle(bundle).gt.provenance.parameters["corrections"]
+            if r["path"] == path]
+
+
+def test_a_cell_a_person_corrected_is_corrected_again_in_the_browser(made, tmp_path, browser):
+    """The page shows the person's value and sends it as `supersedes` with the new decision: apply now takes it,
+    and the corrections log ends on the new value."""
+    bundle = _copy(made, "bundle", tmp_path)
+    first = _fields(bundle)["/debtor_name"].readings[0].value
+    _corrected(bundle, tmp_path, "/debtor_name", "FIRST NAME LLC")
+    ids = [f"{read_bundle(bundle).doc_id}#{p}" for p in _fields(bundle)]
+    proc, url = start_server(bundle)
+    try:
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.on("dialog", lambda d: d.accept())
+        page.goto(url)
+        _wait_item(page, ids[0])
+        assert "FIRST NAME LLC" in page.locator("#item-facts").inner_text()
+        page.keyboard.press("e")
+        page.keyboard.type("SECOND NAME LLC")
+        page.keyboard.press("Enter")
+        _wait_item(page, ids[1])
+        assert _lines(bundle / "decisions.jsonl")[0]["supersedes"] == "FIRST NAME LLC"
+        with page.expect_navigation():
+            page.click("#apply")
+        _wait_item(page, ids[0])
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    entry = _fields(bundle)["/debtor_name"]
+    assert (entry.readings[0].value, entry.trust) == ("SECOND NAME LLC", "human")
+    assert _log(bundle, "/debtor_name") == [(first, "FIRST NAME LLC", "bo"), ("FIRST NAME LLC", "SECOND NAME LLC", "ana")]
+    assert (bundle / "decisions.jsonl").read_bytes() == b"" and _problems(bundle) == []
+
+
+def test_a_value_changed_on_disk_since_the_page_showed_it_is_409(made, tmp_path):
+    """The review server never lets a decision replace a value the reviewer did not see: `supersedes` (what the page
+    showed) must be the cell's value on disk, and a document changed under the server's own reading is refused
+    too (409, nothing written); the page, reloaded, shows the value now."""
+    from test_review import _asgi_post
+
+    from gtkit.review.app import create_app
+    from gtkit.review.state import Review
+
+    bundle = _copy(made, "bundle", tmp_path)
+    _corrected(bundle, tmp_path, "/court", "FIRST")
+    review = Review(bundle, "ana")
+    ids = [it.id for it in review.items]
+    court, case = (next(k for k, i in enumerate(ids) if i.endswith(p)) for p in ("#/court", "#/case_number"))
+
+    def post(review: Review, body: dict) -> tuple[int, str]:
+        status, answer = _asgi_post(create_app(review, "t"), "/api/decide", [json.dumps(body).encode()],
+                                    {"X-Gtkit-Token": "t"})
+        return status, json.loads(answer).get("error", "")
+
+    shown = review.detail(court)
+    assert (shown["trust"], shown["value"]) == ("human", "FIRST")
+    _corrected(bundle, tmp_path, "/court", "SECOND", supersedes="FIRST")          # while the page shows FIRST
+    status, error = post(review, {"item": court, "action": "edit", "text": "THIRD", "supersedes": "FIRST"})
+    assert status == 409 and "'SECOND'" in error and "'FIRST'" in error and len(error.splitlines()) == 1, error
+    assert not (bundle / "decisions.jsonl").exists()
+    assert review.detail(court)["value"] == "SECOND"                               # the page reloaded
+    assert post(review, {"item": case, "action": "accept"})[0] == 200
+    _corrected(bundle, tmp_path, "/debtor_name", "ELSEWHERE")                      # the server's reading is stale
+    lines = (bundle / "decisions.jsonl").read_bytes()
+    status, error = post(review, {"item": court, "action": "edit", "text": "THIRD", "supersedes": "SECOND"})
+    assert status == 409 and "gt.json: changed since" in error and "restart gtkit review" in error, error
+    assert (bundle / "decisions.jsonl").read_bytes() == lines
+    review = Review(bundle, "ana")                                                  # restarted
+    assert post(review, {"item": court, "action": "edit", "text": "THIRD", "supersedes": "SECOND"})[0] == 200
+    review.apply()
+    assert [after for _, after, _ in _log(bundle, "/court")] == ["FIRST", "SECOND", "THIRD"]

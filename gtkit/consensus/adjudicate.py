@@ -49,7 +49,7 @@ from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_jsonl
+from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
 from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
                           read_index, write_bundle_output, write_dataset)
 from gtkit.normalize import value_key
@@ -57,15 +57,17 @@ from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, 
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False,
-               force: bool = False) -> tuple[int, int | None]:
+               force: bool = False, empty_decisions: bool = False) -> tuple[int, int | None]:
     """Apply every decision; returns (decisions applied, items left in the queue, or None for a dataset that is
     not a consensus output). `force` lets a decision change a `human` cell without naming the value it
-    replaces."""
+    replaces. With `empty_decisions` (the decisions file lies in the dataset's folder, as `gtkit review`'s
+    does) the revised dataset holds the file emptied: the decisions and their leaving the file are one rename,
+    so a failure never leaves them applied and still in the file."""
     dataset = Path(dataset)
     require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
-    session = Session(dataset, Path(decisions_path), who, stamp, force)
+    session = Session(dataset, Path(decisions_path), who, stamp, force, empty_decisions)
     for lineno, d in decisions:
         session.apply(lineno, d)
     session.validate()
@@ -119,14 +121,16 @@ class _Document:
     expected: Any
     fields: dict[str, dict[str, Any]]
     root: Node
+    version: Version   # of the gt.json it was read from (`file_version`, taken before)
     changed: bool = False
     lines: dict[str, int] = field(default_factory=dict)  # decided pointer -> the decisions.jsonl line
 
     @classmethod
     def read(cls, folder: Path) -> _Document:
+        version = file_version(folder / GT_NAME)
         b = read_bundle(folder)
         return cls(bundle=b, expected=copy.deepcopy(b.gt.expected), root=compile_schema(b.schema),
-                   fields={f["path"]: f for f in b.field_dicts()})
+                   fields={f["path"]: f for f in b.field_dicts()}, version=version)
 
 
 @dataclass
@@ -139,6 +143,7 @@ class Session:
     who: str | None
     stamp: str | None
     force: bool = False   # a decision may change a `human` cell without naming the value it replaces
+    empty_decisions: bool = False   # `write` leaves the decisions file (in the dataset's folder) empty
     entries: dict[str, DatasetEntry] = field(init=False)
     queue: list[dict[str, Any]] = field(init=False)   # the open items (see `decided_elsewhere`)
     docs: dict[str, _Document] = field(default_factory=dict)
@@ -171,9 +176,7 @@ class Session:
         person = d.who if "who" in d.model_fields_set else self.who
         if not person:
             raise self.fail(n, 'no "who" (give one in the line or pass --who)')
-        if doc_id not in self.docs:
-            self.docs[doc_id] = _Document.read(self.dataset / self.entries[doc_id].path)
-        doc = self.docs[doc_id]
+        doc = self.document(doc_id)
         q = self.queue_by_id.get(cid)
         if q is not None and q["kind"] in ("extra_record", "withheld_record"):
             if d.names_earlier:
@@ -199,6 +202,12 @@ class Session:
         self.audit.append({"seq": len(self.old_audit) + len(self.audit) + 1, "who": person,
                            "when": d.when if "when" in d.model_fields_set else self.stamp, "doc": doc_id,
                            "path": path, "action": d.action, "note": d.note, "before": before, "after": after})
+
+    def document(self, doc_id: str) -> _Document:
+        """A document of the dataset as this session has it (read when first asked for)."""
+        if doc_id not in self.docs:
+            self.docs[doc_id] = _Document.read(self.dataset / self.entries[doc_id].path)
+        return self.docs[doc_id]
 
     def cell(self, n: int, doc: _Document, cid: str, entry: dict[str, Any], q: dict[str, Any] | None,
              d: Decision) -> None:
@@ -354,7 +363,14 @@ class Session:
             revised.write_file(QUEUE_NAME, jsonl(left))
             revised.write_file(DRAW_NAME, jsonl(draw))
             revised.write_file(AUDIT_NAME, jsonl(self.old_audit + self.audit))
+            self.emptied(revised.stage)
         return len(self.audit), len(left)
+
+    def emptied(self, stage: Path) -> None:
+        """With `empty_decisions`, the decisions file of the staged copy of the dataset (a hard link to the file
+        until now) replaced by an empty one: it is swapped in with the decisions applied."""
+        if self.empty_decisions:
+            write_bytes_atomic(stage / self.decisions_path.relative_to(self.dataset), b"", force=True)
 
     def envelope(self, doc_id: str) -> Envelope:
         """A revised document's envelope, its decisions appended to `provenance.parameters.corrections`: every
@@ -386,6 +402,7 @@ class Session:
             with write_bundle_output(self.dataset, force=True) as bundle:
                 shutil.copytree(self.dataset, bundle.folder, copy_function=os.link, dirs_exist_ok=True)
                 bundle.write(self.envelope(doc_id), fields[doc_id])
+                self.emptied(bundle.folder)
             return len(self.audit), None
         with write_dataset(self.dataset, force=True) as revised:
             shutil.copytree(self.dataset, revised.stage, copy_function=os.link, dirs_exist_ok=True)
@@ -394,6 +411,7 @@ class Session:
                     revised.bundle(doc_id, entry.path).write(self.envelope(doc_id), fields[doc_id])
                 else:
                     revised.adopt(entry.path, entry)
+            self.emptied(revised.stage)
         return len(self.audit), None
 
 

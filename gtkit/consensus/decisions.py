@@ -13,8 +13,9 @@ and carries `action`; the other keys depend on the action:
 every line may carry `who`, `when`, `note` and `trust`, and a cell's decision `supersedes`: the value it
 replaces, which must be the cell's current value. A decision that would change a cell a person already
 decided (trust `human`) must carry it (or adjudication be run with --force), so that nobody's word is
-replaced unseen. Unknown keys and values of the wrong type are refused, one line naming the file, the line
-and the key (`gtkit.typed`), before any decision is applied.
+replaced unseen. Unknown keys, values of the wrong type and a NaN or an infinity anywhere (no JSON number is
+one) are refused, one line naming the file, the line and the key (`gtkit.typed`), before any decision is
+applied.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
 
+from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
-from gtkit.typed import Strict, parse
+from gtkit.typed import Strict, non_finite, parse
 
 ACTIONS = ("accept", "edit", "null", "box", "reject")
 Trust = Literal["agreed", "adjudicated", "human", "pending"]   # the trust levels of a consensus dataset
@@ -148,6 +150,9 @@ def read_decisions(path: Path) -> list[tuple[int, Decision]]:
 
 
 def parse_decision(item: Any, path: Path, lineno: int) -> Decision:
-    """One line of decisions.jsonl (a JSON object) parsed by its action's model; errors name the file and line."""
+    """One line of decisions.jsonl (a JSON object) parsed by its action's model; errors name the file and line.
+    A NaN or an infinity anywhere in it (even under a key adjudication would drop) is refused: it is no JSON."""
+    if (bad := non_finite(item)) is not None:
+        raise GtkitError(f"line {lineno}: {bad[0]}: {bad[1]} is not a JSON number", path)
     action = parse(_Action, item, path, line=lineno).action
     return parse(MODELS[action], item, path, line=lineno)

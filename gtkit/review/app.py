@@ -35,7 +35,7 @@ from starlette.routing import Route
 from gtkit.errors import GtkitError
 from gtkit.fileio import AppendFailed
 from gtkit.review.state import Review
-from gtkit.review.store import ChangedUnderUs
+from gtkit.review.store import ApplyFailed, ChangedUnderUs
 
 MAX_BODY = 1 << 20   # bytes of a request body
 MAX_DEPTH = 64       # nesting of the JSON of a request body (arrays and objects)
@@ -168,6 +168,8 @@ def create_app(review: Review, token: str) -> Any:
             return JSONResponse(await run_in_threadpool(review.apply))
         except ChangedUnderUs as e:
             return JSONResponse({"error": str(e)}, status_code=409)
+        except ApplyFailed as e:  # nothing applied: apply now may be pressed again
+            return JSONResponse({"error": str(e)}, status_code=507 if e.disk_full else 503)
         except GtkitError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
 

@@ -59,6 +59,7 @@ def detail(item: Item, view: DocView, decided: dict[str, Any] | None, types: lis
         "cause": item.cause, "tier": q.get("tier", "agreed"), "fix": q.get("fix"),
         "null_over_value": q.get("null_over_value", False), "row_presence_tie": q.get("row_presence_tie", False),
         "trust": entry["trust"] if entry is not None else None,
+        "value": entry["readings"][0]["value"] if entry is not None else None,   # the cell's value now
         "pages": view.pages, "sizes": view.sizes, "cited": q.get("pages", []), "citing": view.citing,
         "colours": colours(systems), "families": {s: view.families.get(s) for s in systems},
         "votes": votes, "decided": decided, "types": types,

@@ -20,15 +20,15 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, node_at, require_reviewable
 from gtkit.consensus.decisions import ACTIONS, Boxes
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json
-from gtkit.format import INDEX_NAME, is_dataset, read_bundle
+from gtkit.fileio import Version, file_version, read_json
+from gtkit.format import GT_NAME, INDEX_NAME, is_dataset, read_bundle
 from gtkit.format.bundle import safe_child
 from gtkit.review.detail import DocView, detail
 from gtkit.review.items import Item, load_items
 from gtkit.review.pages import PageImages
 from gtkit.review.store import DecisionFile
 from gtkit.schema import compile_schema
-from gtkit.typed import Strict, validation_message
+from gtkit.typed import Strict, non_finite, validation_message
 
 NOTE_MAX = 2000   # characters of a decision's note
 
@@ -47,6 +47,7 @@ class Sent(Strict):
     box: Boxes | None = None
     accept_box: StrictBool | None = None
     note: Annotated[StrictStr, Field(max_length=NOTE_MAX)] | None = None
+    supersedes: Any = None   # the value of a `human` cell the page showed (checked against the cell's value now)
 
 
 class Review:
@@ -72,7 +73,7 @@ class Review:
         schema = read_json(self.folders[entries[0].doc_id] / "schema.json") if entries else {}
         self.root = compile_schema(schema)
         self.items = load_items(self.dataset, self.root, self.folders, every_cell=self.every_cell)
-        self._views: OrderedDict[str, DocView] = OrderedDict()
+        self._views: OrderedDict[str, tuple[Version, DocView]] = OrderedDict()   # doc -> (gt.json's version, view)
 
     def apply(self) -> dict[str, Any]:
         """Apply the decisions file to the dataset (`gtkit adjudicate`), empty it, and read the new queue."""
@@ -99,14 +100,16 @@ class Review:
         return "confirmed" if plain else "corrected"
 
     def view(self, doc: str) -> DocView:
-        """A document's bundle as the page needs it (the last few kept)."""
+        """A document's bundle as the page needs it (the last few kept, each while its gt.json is unchanged: a
+        document rewritten meanwhile is read again, so the page shows what a decision will be checked against)."""
+        version = file_version(self.folders[doc] / GT_NAME)
         with self._lock:
-            if doc in self._views:
+            if doc in self._views and self._views[doc][0] == version:
                 self._views.move_to_end(doc)
-                return self._views[doc]
+                return self._views[doc][1]
         v = DocView.of(read_bundle(self.folders[doc]))
         with self._lock:
-            self._views[doc] = v
+            self._views[doc] = (version, v)
             if len(self._views) > 16:
                 self._views.popitem(last=False)
         return v
@@ -142,6 +145,8 @@ class Review:
         line.update({k: v for k, v in sent.items() if k not in ("item", "text")})
         if "text" in sent:  # a value typed in the page: read by the field's type
             line["value"] = self.typed_value(it, sent["text"])
+        if (bad := non_finite(line)) is not None:  # sent as JSON, typed, or inside a record
+            raise GtkitError(f"the decision: {bad[0]}: {bad[1]} is not a JSON number")
         line["who"] = self.who
         line["when"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         n = self.decisions.append(line)

@@ -12,22 +12,28 @@ last saw are kept, and a file changed under it (another editor, a second server,
 in its place) is refused rather than appended to. It must be a regular file of the dataset's own: a
 symbolic link or a file with other hard links is refused at start, and it is never opened through a
 link (O_NOFOLLOW), so neither a decision nor "apply now" can reach a file outside the dataset.
+
+The dataset is checked the same way: a decision on a document whose gt.json changed since the server read it,
+or whose `supersedes` (the value the page showed) is not the cell's value on disk, is refused rather than
+written, so the page never replaces a value the reviewer did not see. "Apply now" empties the file in the
+revised dataset it swaps in: the decisions are applied and out of the file in one rename, or neither.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import stat
 import threading
 from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.adjudicate import Session, adjudicate
-from gtkit.consensus.decisions import parse_decision, read_decisions
-from gtkit.errors import GtkitError
-from gtkit.fileio import AppendFailed, append_line
+from gtkit.consensus.decisions import Decision, parse_decision, read_decisions
+from gtkit.errors import DiskFull, GtkitError, disk_full
+from gtkit.fileio import AppendFailed, append_line, file_version
+from gtkit.format import GT_NAME
+from gtkit.normalize import value_key
 
 DECISIONS_NAME = "decisions.jsonl"
 
@@ -35,7 +41,18 @@ Fingerprint = tuple[int, int, str] | None
 
 
 class ChangedUnderUs(GtkitError):
-    """The decisions file changed since the server last read or wrote it."""
+    """The decisions file changed since the server last read or wrote it, or a document of the dataset since the
+    server (or the page) read it."""
+
+
+class ApplyFailed(GtkitError):
+    """Apply now could not write the dataset (a full disk, an I/O error): nothing was applied and the decisions
+    file is as it was; `disk_full` says whether freeing space is the fix."""
+
+    def __init__(self, why: str, path: str | Path | None, disk_full: bool):
+        fix = "free some space and apply again" if disk_full else "apply again once that is fixed"
+        super().__init__(f"apply now: {why}; decisions.jsonl keeps every decision: {fix}", path)
+        self.disk_full = disk_full
 
 
 def fingerprint(path: Path) -> Fingerprint:
@@ -108,20 +125,40 @@ class DecisionFile:
             raise ChangedUnderUs("changed by someone else since the review server last wrote it; nothing was "
                                  "written: restart gtkit review to read it again", self.path)
 
+    def _as_shown(self, d: Decision) -> None:
+        """Refuse (ChangedUnderUs) a decision taken on a dataset that is no longer the one on disk: its document's
+        gt.json changed since the session read it (another gtkit adjudicate), or the value its `supersedes` names
+        (the value the page showed) is not the cell's value now. What else is wrong the session says."""
+        doc_id, path = d.cell_id.split("#", 1)
+        if doc_id not in self.session.entries or d.cell_id in self.session.settled:
+            return
+        gt = self.dataset / self.session.entries[doc_id].path / GT_NAME
+        held = self.session.docs.get(doc_id)
+        if held is not None and held.version != file_version(gt):
+            raise ChangedUnderUs("changed since the review server read it (by another gtkit adjudicate?): nothing "
+                                 "was written; restart gtkit review to read it again", gt)
+        entry = self.session.document(doc_id).fields.get(path) if d.names_earlier else None
+        if entry is not None:
+            value = entry["readings"][0]["value"]
+            if value_key(value) != value_key(d.supersedes):
+                raise ChangedUnderUs(f"{d.cell_id} is {value!r} now, not {d.supersedes!r} as the page showed it: it "
+                                     "changed since; nothing was written: reload the page to see it", gt)
+
     def apply(self) -> tuple[int, int | None]:
-        """`gtkit adjudicate` with this file (the dataset replaced as a whole), then the file emptied: its
-        decisions are in the dataset and in audit.jsonl. (decisions applied, items left in the queue)"""
+        """`gtkit adjudicate` with this file, the dataset replaced as a whole with the file emptied in it: the
+        decisions and their leaving the file are one rename, so a failure (`ApplyFailed`) changes neither and
+        no decision is ever applied and still in the file. (decisions applied, items left in the queue)"""
         with self.lock:
             self._unchanged()
             if not self.decided:
                 raise GtkitError("no decision to apply yet", self.path)
-            n, left = adjudicate(self.dataset, self.path, who=self.who)
-            fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                os.ftruncate(fd, 0)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                n, left = adjudicate(self.dataset, self.path, who=self.who, empty_decisions=True)
+            except DiskFull as e:
+                raise ApplyFailed(e.message, e.path, disk_full=True) from None
+            except OSError as e:
+                raise ApplyFailed(f"cannot write the dataset: {e.strerror or e} (nothing was written)", self.dataset,
+                                  disk_full=disk_full(e)) from None
             self._load()
             return n, left
 
@@ -131,6 +168,7 @@ class DecisionFile:
             self._unchanged()
             n = self.lines + 1
             d = parse_decision(line, self.path, n)
+            self._as_shown(d)
             try:
                 self.session.apply(n, d)
                 self.session.validate(only=d.cell_id.split("#", 1)[0])

@@ -126,6 +126,7 @@ function render() {
     ["tier", d.tier], ["cause", d.cause || "-"], ["suggested fix", d.fix || "-"], ["trust", d.trust || "-"]];
   if (d.null_over_value) rows.push(["flag", "null over a value"]);
   if (d.row_presence_tie) rows.push(["flag", "row present in half of the families"]);
+  if (d.trust === "human") rows.push(["a person's value", show(d.value)]);
   if (d.cited.length) rows.push(["cited pages", d.cited.join(", ")]);
   for (const [k, v] of rows) { facts.appendChild(el("dt", k)); facts.appendChild(el("dd", v)); }
   const dec = $("decided");
@@ -281,9 +282,13 @@ async function decide(body) {
   const d = st.item;
   if (!d) return;
   if (d.decided) { say(`${d.id} is already decided (line ${d.decided.line}); gtkit adjudicate takes one decision per cell`, "error"); return; }
+  const sent = Object.assign({item: d.i}, body);
+  // a person's value is replaced only by naming it: the value shown here (the server refuses it, 409, when the
+  // cell changed since)
+  if (d.trust === "human") sent.supersedes = d.value;
   const r = await fetch("/api/decide", {
     method: "POST", headers: {"Content-Type": "application/json", "X-Gtkit-Token": TOKEN},
-    body: JSON.stringify(Object.assign({item: d.i}, body)),
+    body: JSON.stringify(sent),
   });
   const answer = await r.json().catch(() => ({error: r.statusText}));
   if (!r.ok) { say(answer.error || r.statusText, "error"); return; }
