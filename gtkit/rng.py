@@ -34,5 +34,9 @@ def generator(seed: int, *key: str | int) -> np.random.Generator:
 
 
 def derive_seed(seed: int, *key: str | int) -> int:
-    """A 63-bit integer seed derived from (seed, *key), for child documents of a dataset."""
-    return int(seed_sequence(seed, *key).generate_state(2, np.uint32).astype(np.uint64) @ [1, 1 << 32]) >> 1
+    """A 63-bit integer seed derived from (seed, *key), for child documents of a dataset.
+
+    The first 64 bits of the key's SeedSequence state, as an exact integer, shifted down by one: every one
+    of the 63 bits comes from the state (no float on the way), so the seed is in `0 .. 2**63 - 1`.
+    """
+    return int(seed_sequence(seed, *key).generate_state(1, np.uint64)[0]) >> 1

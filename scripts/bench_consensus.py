@@ -1,6 +1,6 @@
 """Benchmark `gtkit consensus`: 5 systems from 3 families over one document with 86,242 cells.
 
-The document is the simulated invoice (gtkit.consensus.simulate): 10 header fields and
+The document is the simulated invoice (gtkit.testing.simulate): 10 header fields and
 10,779 line items of 8 fields (identity key `line_id`), each system's rows shuffled,
 with random and family-correlated errors, dropped and duplicated rows and a misread
 key; the citing system cites every cell. The command runs in a child process, timed
@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from gtkit.consensus.simulate import ROW_FIELDS, TOP_FIELDS, simulate
+from gtkit.testing.simulate import ROW_FIELDS, TOP_FIELDS, simulate
 
 
 def tree_rss_kb(root: int) -> int:

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 from gtkit.cli import main as gtkit_main
-from gtkit.consensus.simulate import Rates, simulate
 from gtkit.fileio import read_jsonl
 from gtkit.review.state import Review
+from gtkit.testing.simulate import Rates, simulate
 
 
 def _ms(seconds: float) -> str:

@@ -4,7 +4,7 @@
     python scripts/simulate_consensus.py --schema strict [--seeds 1 2 3] [--docs 12] [--rows 12] [--omit 0.03]
         [--family-omit 0.01] [--wrong-type 0.03]
 
-For each seed: simulate (gtkit.consensus.simulate: 5 systems from 3 families, random
+For each seed: simulate (gtkit.testing.simulate: 5 systems from 3 families, random
 and family-correlated errors, dropped/duplicated rows, shuffled rows, a misread
 identity key per document, three ambiguous fields), run `run_consensus`, and measure
 against the known truth:
@@ -14,7 +14,7 @@ against the known truth:
 - ambiguity fields: share of the designed-ambiguous fields the report classifies as
   schema ambiguity (and the fix kind it suggests).
 
-With `--schema strict` the ensemble is gtkit.consensus.simulate_strict's: balance sheets on a schema with
+With `--schema strict` the ensemble is gtkit.testing.simulate_strict's: balance sheets on a schema with
 required, non-nullable fields, `$defs`, `anyOf` and sections holding tables of lines, the systems also
 omitting keys and giving wrong types (`--rows` lines per section). It prints the precision of promoted
 cells, coverage, what was left out of `expected` and queued, and how many bundles `gtkit check` refuses
@@ -30,14 +30,14 @@ import tempfile
 from pathlib import Path
 
 from gtkit.consensus.run import run_consensus
-from gtkit.consensus.measure import evaluate
-from gtkit.consensus.simulate import Rates, simulate
+from gtkit.testing.measure import evaluate
+from gtkit.testing.simulate import Rates, simulate
 
 
 def run_strict(args: argparse.Namespace) -> None:
     """The strict-schema simulation: per seed, then the sums over all seeds."""
-    from gtkit.consensus.measure_strict import evaluate_strict
-    from gtkit.consensus.simulate_strict import StrictRates, simulate_strict
+    from gtkit.testing.measure_strict import evaluate_strict
+    from gtkit.testing.simulate_strict import StrictRates, simulate_strict
 
     rates = StrictRates(random=args.random, family=args.family, omit=args.omit, family_omit=args.family_omit,
                         wrong_type=args.wrong_type)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from gtkit.cli import main as gtkit_main
-from gtkit.consensus.simulate import simulate
+from gtkit.testing.simulate import simulate
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]

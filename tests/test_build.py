@@ -197,7 +197,7 @@ def test_dask_local_cluster_builds_the_same_bytes(plan, reference, tmp_path):
 
 
 def test_consensus_inputs_are_built_into_the_dataset(tmp_path, capsys):
-    from gtkit.consensus.simulate import simulate
+    from gtkit.testing.simulate import simulate
 
     simulate(tmp_path / "inv", seed=3, n_docs=2, n_rows=6)
     plan = tmp_path / "plan.toml"
@@ -261,7 +261,7 @@ def test_unreachable_scheduler_is_one_line_exit_2_nothing_built(tmp_path, capsys
 
 
 def test_consensus_inputs_are_checked_before_anything_is_built(tmp_path, capsys):
-    from gtkit.consensus.simulate import simulate
+    from gtkit.testing.simulate import simulate
 
     simulate(tmp_path / "inv", seed=3, n_docs=1, n_rows=3, render=False)
     plan = tmp_path / "plan.toml"

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from gtkit.consensus.run import run_consensus
-from gtkit.consensus.simulate import simulate
 from gtkit.degrade import degrade
 from gtkit.synth.pipeline import synth
+from gtkit.testing.simulate import simulate
 
 CHECK = """
 import json, sys

@@ -409,8 +409,8 @@ def test_audit_queues_cells_many_systems_miss(tmp_path, capsys):
 
 def test_simulated_ensemble_promotes_only_correct_cells(tmp_path):
     from gtkit.consensus.run import run_consensus
-    from gtkit.consensus.measure import evaluate
-    from gtkit.consensus.simulate import simulate
+    from gtkit.testing.measure import evaluate
+    from gtkit.testing.simulate import simulate
 
     truth = simulate(tmp_path / "ws", seed=11, n_docs=3, n_rows=25)
     ws = tmp_path / "ws"

@@ -22,7 +22,7 @@ ID = f"{DOC}#{CELL}"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """A build dataset made of one consensus entry (one simulated document, three queued cells)."""
-    from gtkit.consensus.simulate import simulate
+    from gtkit.testing.simulate import simulate
 
     root = tmp_path_factory.mktemp("decided")
     simulate(root / "inv", seed=3, n_docs=1, n_rows=4)

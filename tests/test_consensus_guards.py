@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from gtkit.cli import main
-from gtkit.consensus.simulate import simulate
+from gtkit.testing.simulate import simulate
 
 
 @pytest.fixture(scope="module")

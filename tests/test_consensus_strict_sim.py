@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gtkit.consensus.measure_strict import evaluate_strict
+from gtkit.testing.measure_strict import evaluate_strict
 from gtkit.consensus.run import run_consensus
-from gtkit.consensus.simulate_strict import SCHEMA, StrictRates, simulate_strict, wrong_type
+from gtkit.testing.simulate_strict import SCHEMA, StrictRates, simulate_strict, wrong_type
 from gtkit.schema import validation_errors
 
 

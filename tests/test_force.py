@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gtkit.cli import main
-from gtkit.consensus.simulate import simulate
 from gtkit.synth.pipeline import synth
+from gtkit.testing.simulate import simulate
 
 
 def run(argv: list[str], capsys) -> tuple[int, str]:  # type: ignore[no-untyped-def]

@@ -2,9 +2,8 @@
 
 `run.run_consensus` writes candidate bundles, the adjudication queue and the report;
 `adjudicate.adjudicate` takes a person's decisions back in with an append-only audit
-trail; `audit.audit` hunts cells of an existing truth that many systems miss;
-`simulate` builds a seeded ensemble with known truth for tests and measurements, and
-`measure` measures a consensus output against it.
+trail; `audit.audit` hunts cells of an existing truth that many systems miss.
+Seeded ensembles with known truth, and their measures, live in `gtkit.testing`.
 
 One document's consensus, in the order it is computed:
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.check import check_path
-from gtkit.consensus.simulate_strict import COMPARATORS, StrictTruth, truth_cells
 from gtkit.format import read_bundles
 from gtkit.normalize import comparator_key
+from gtkit.testing.simulate_strict import COMPARATORS, StrictTruth, truth_cells
 
 PROMOTED = ("agreed", "constructed")
 

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.simulate import ROW_FIELDS, SCHEMA, TOP_FIELDS, Truth
 from gtkit.format import read_bundles
 from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
+from gtkit.testing.simulate import ROW_FIELDS, SCHEMA, TOP_FIELDS, Truth
 
 
 def evaluate(truth: Truth, out: Path) -> dict[str, Any]:
