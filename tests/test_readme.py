@@ -46,7 +46,7 @@ def _skipped(command: str) -> str | None:
 
 def _inputs(folder: Path, cm: Path) -> None:
     """What the user brings: records of their own, and consensus inputs (schema, PDFs, runs, systems)."""
-    from gtkit.consensus.simulate import simulate
+    from gtkit.testing.simulate import simulate
 
     records = json.loads((cm / "gt.json").read_text())["expected"]["creditors"][:25]
     (folder / "my_records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
