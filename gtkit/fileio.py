@@ -289,10 +289,11 @@ class AppendFailed(GtkitError):
 
     @property
     def disk_full(self) -> bool:
-        """No space left, or over a quota: it may work again once space is freed."""
-        import errno
+        """No space left, over a quota or over the file size limit (`gtkit.errors.DISK_FULL`): it may work again
+        once space is freed."""
+        from gtkit.errors import DISK_FULL
 
-        return self.errno in (errno.ENOSPC, errno.EDQUOT)
+        return self.errno in DISK_FULL
 
 
 def append_line(path: Path, line: bytes) -> None:

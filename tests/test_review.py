@@ -398,7 +398,7 @@ def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
     before = decisions.read_bytes()
     resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (len(before) + 20, resource.RLIM_INFINITY))
     status, answer = post({"item": 1, "action": "null"})
-    assert status == 503 and os.strerror(errno.EFBIG).encode() in answer, answer
+    assert status == 507 and os.strerror(errno.EFBIG).encode() in answer, answer
     assert decisions.read_bytes() == before
     resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     status, answer = post({"item": 1, "action": "null"})
