@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gtkit.consensus.cells import SPLIT, Cell, DocResult, ExtraRecord, WithheldRecord
 from gtkit.consensus.checks import PageWords
 from gtkit.consensus.evidence import CitedEvidence
 from gtkit.consensus.inputs import schema_version
+from gtkit.consensus.model import Consensus
 from gtkit.consensus.votes import INVALID, key_json
 from gtkit.fileio import sha256_file
 from gtkit.format import LENIENCIES, Envelope, field_entry
-
-if TYPE_CHECKING:
-    from gtkit.consensus.run import Consensus
 
 
 @dataclass
