@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.decisions import Accept, Box, Decision, Edit, Reject, WithEvidence, read_decisions
-from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
+from gtkit.consensus.filenames import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.cells import ExtraRecord
+from gtkit.consensus.filenames import jsonl
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, Systems, load_systems, read_run
-from gtkit.consensus.layout import jsonl
 from gtkit.consensus.votes import NULL, Pool
 from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError

@@ -23,6 +23,7 @@ from typing import Any
 from gtkit import score
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
+from gtkit.consensus.filenames import DRAW_NAME, QUEUE_NAME, REPORT_JSON, REPORT_MD, jsonl
 from gtkit.consensus.inputs import (
     DocInfo,
     check_schema_hash,
@@ -35,7 +36,6 @@ from gtkit.consensus.inputs import (
     read_run,
     schema_version,
 )
-from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME, REPORT_JSON, REPORT_MD, jsonl
 from gtkit.consensus.model import Consensus
 from gtkit.consensus.report import build_report, candidate_truth, report_md, rescore
 from gtkit.consensus.tiers import settle
