@@ -39,7 +39,7 @@ from gtkit.consensus.inputs import (
 from gtkit.consensus.model import Consensus
 from gtkit.consensus.report import build_report, candidate_truth, report_md, rescore
 from gtkit.consensus.tiers import settle
-from gtkit.consensus.votes import Pool
+from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.consensus.writable import withhold_unwritable
 from gtkit.fileio import canonical_sha256, check_output, dumps_json
@@ -86,8 +86,8 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
             if s in runs:
                 c.citations[doc_id][s], n = read_citations(p)
                 dropped[s] += n
-        pool = Pool(systems=sorted(runs), family={s: systems.family(s) for s in runs})
-        result = walk_document(doc_id, root, outputs, pool)
+        voters = Voters(systems=sorted(runs), family={s: systems.family(s) for s in runs})
+        result = walk_document(doc_id, root, outputs, voters)
         withhold_unwritable(result, root)
         classify_document(result, _text_on_demand(pdf, info))
         c.results.append(result)
