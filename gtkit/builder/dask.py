@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gtkit.build.plan import DegradeTask, Task
+from gtkit.builder.plan import DegradeTask, Task
 from gtkit.errors import GtkitError
 
 INSTALL = "pip install 'gtkit[dask]'"
@@ -35,7 +35,7 @@ def run_dask(client: Any, todo: list[Task], out: Path, counts: Any) -> None:
     """Submit every task (degrade tasks after their parent's future), count them as they finish."""
     from distributed import as_completed
 
-    from gtkit.build.tasks import RUNNERS, make_degrade
+    from gtkit.builder.tasks import RUNNERS, make_degrade
 
     where = str(out)
     futures: dict[Any, Task] = {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtkit.build.plan import CONSENSUS_DIR, KINDS, ConsensusTask, DegradeTask, Expanded, Task, read_plan, split_of
+from gtkit.builder.plan import CONSENSUS_DIR, KINDS, ConsensusTask, DegradeTask, Expanded, Task, read_plan, split_of
 from gtkit.claim import claim
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, dumps_json, write_bytes_atomic
@@ -168,7 +168,7 @@ def _template(task: Task) -> bool:
 
 
 def _run_local(todo: list[Task], out: Path, workers: int, counts: _Counts) -> None:
-    from gtkit.build.tasks import PRELOAD, run_task
+    from gtkit.builder.tasks import PRELOAD, run_task
     from gtkit.workers import Pool
 
     first = [t for t in todo if not isinstance(t, DegradeTask)]
@@ -199,7 +199,7 @@ def build(plan_path: Path, out: Path, *, workers: int = DEFAULT_WORKERS, executo
     expanded = read_plan(Path(plan_path))
     client = None
     if executor == "dask":
-        from gtkit.build.dask import connect
+        from gtkit.builder.dask import connect
 
         client = connect(scheduler or "", CONNECT_TIMEOUT_S)
     try:
@@ -220,7 +220,7 @@ def _build_claimed(expanded: Expanded, out: Path, *, force: bool, workers: int, 
         (out / "dataset.jsonl").unlink(missing_ok=True)  # the index says the dataset is complete
     counts = _Counts(expanded.tasks, todo, progress)
     if client is not None:
-        from gtkit.build.dask import run_dask
+        from gtkit.builder.dask import run_dask
 
         run_dask(client, todo, out, counts)
     else:
