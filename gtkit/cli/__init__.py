@@ -40,7 +40,7 @@ def _root(
 
 
 # Command modules register their verbs on `app` when imported.
-from gtkit.cli import core as _core  # noqa: E402,F401
+from gtkit.cli import examine as _examine  # noqa: E402,F401
 from gtkit.cli import synth as _synth  # noqa: E402,F401
 from gtkit.cli import degrade as _degrade  # noqa: E402,F401
 from gtkit.cli import consensus as _consensus  # noqa: E402,F401

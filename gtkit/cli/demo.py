@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from gtkit.cli import app
-from gtkit.cli.core import print_report
+from gtkit.cli.examine import print_report
 
 
 @app.command()

@@ -1,4 +1,5 @@
-"""Verbs over bundles and datasets: check, show, score."""
+"""Verbs that examine bundles and datasets: check (validate them), show (draw their evidence), score
+(predictions against them); and the score table, which `gtkit demo` prints too."""
 
 from __future__ import annotations
 
