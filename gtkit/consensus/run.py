@@ -23,7 +23,13 @@ from typing import Any
 from gtkit import score
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
-from gtkit.consensus.filenames import DRAW_NAME, QUEUE_NAME, REPORT_JSON, REPORT_MD, jsonl
+from gtkit.consensus.filenames import (
+    DRAW_NAME,
+    QUEUE_NAME,
+    REPORT_JSON,
+    REPORT_MD,
+    jsonl,
+)
 from gtkit.consensus.inputs import (
     DocInfo,
     check_schema_hash,
