@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gtkit.build import build, read_plan
+from gtkit.builder import build, read_plan
 from helpers import run_cli
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "small-plan.toml"
@@ -317,7 +317,7 @@ def test_changing_only_the_splits_rewrites_the_index_and_nothing_else(tmp_path, 
 
 
 def test_split_filters():
-    from gtkit.build.plan import SplitEntry, split_of
+    from gtkit.builder.plan import SplitEntry, split_of
 
     clean = {"family": "cm", "pipeline": "synth", "recipe": None, "perception": [], "task": ["T1.a"], "length": "L1"}
     scan = {**clean, "pipeline": "degrade", "recipe": "fax", "perception": ["P1"]}

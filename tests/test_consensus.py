@@ -13,7 +13,7 @@ import pytest
 from gtkit.consensus.causes import classify_document
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
 from gtkit.consensus.tiers import settle
-from gtkit.consensus.votes import Pool
+from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
@@ -39,8 +39,8 @@ FAM5 = {"a1": "A", "a2": "A", "b1": "B", "b2": "B", "c": "C"}
 
 
 def run(outputs: dict[str, Any], families: dict[str, str], schema: dict = SCHEMA, text: str = ""):
-    pool = Pool(systems=sorted(outputs), family={s: families[s] for s in outputs})
-    r = walk_document("d", compile_schema(schema), outputs, pool)
+    voters = Voters(systems=sorted(outputs), family={s: families[s] for s in outputs})
+    r = walk_document("d", compile_schema(schema), outputs, voters)
     classify_document(r, lambda: text)
     for c in r.cells:
         settle(c)
@@ -162,7 +162,7 @@ def test_causes():
              "e": {"name": "Hooli"}}, five)
     c = cell(r, "/name")
     assert c.tier == MAJORITY and (c.cause, c.fix) == (SCHEMA_AMBIGUITY, "alias") and c.pending
-    # model failure: one family against an otherwise agreeing pool
+    # model failure: one family against the other systems, which agree
     r = run({"a": {"name": "Globex"}, "b": {"name": "Glbx"}, "c": {"name": "Globex"}}, fam)
     c = cell(r, "/name")
     assert c.cause == MODEL_FAILURE and not c.pending and c.value == "Globex"

@@ -28,7 +28,7 @@ def built(tmp_path_factory) -> Path:
     simulate(root / "inv", seed=3, n_docs=1, n_rows=4)
     plan = root / "plan.toml"
     plan.write_text('seed = 1\n[[consensus]]\nname = "invoices"\nfolder = "inv"\n')
-    from gtkit.build import build
+    from gtkit.builder import build
 
     build(plan, root / "ds", workers=1)
     return root / "ds"

@@ -11,43 +11,18 @@ import logging
 import os
 import sys
 
-import typer
-
-from gtkit import __version__
 from gtkit.errors import LOGGER, GtkitError, disk_full
 
-app = typer.Typer(
-    name="gtkit",
-    help="Ground truth for document-extraction benchmarks: synth, degrade, consensus; check, show, score.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"gtkit {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks instead of one-line errors."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
-) -> None:
-    """gtkit: build, check and score ground truth for schema-guided extraction."""
-
-
-# Command modules register their verbs on `app` when imported.
-from gtkit.cli import core as _core  # noqa: E402,F401
-from gtkit.cli import synth as _synth  # noqa: E402,F401
-from gtkit.cli import degrade as _degrade  # noqa: E402,F401
-from gtkit.cli import consensus as _consensus  # noqa: E402,F401
-from gtkit.cli import demo as _demo  # noqa: E402,F401
-from gtkit.cli import dataset as _dataset  # noqa: E402,F401
-from gtkit.cli import build as _build  # noqa: E402,F401
-from gtkit.cli import review as _review  # noqa: E402,F401
+# Command modules register their verbs on `app` (gtkit.cli.root) when imported.
+from gtkit.cli.root import app
+from gtkit.cli import examine as _examine  # noqa: F401
+from gtkit.cli import synth as _synth  # noqa: F401
+from gtkit.cli import degrade as _degrade  # noqa: F401
+from gtkit.cli import consensus as _consensus  # noqa: F401
+from gtkit.cli import demo as _demo  # noqa: F401
+from gtkit.cli import dataset as _dataset  # noqa: F401
+from gtkit.cli import build as _build  # noqa: F401
+from gtkit.cli import review as _review  # noqa: F401
 
 
 def _exit_interrupted() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
 from gtkit.cli.progress import progress_bars
+from gtkit.cli.root import app
 from gtkit.workers import DEFAULT_WORKERS
 
 
@@ -22,7 +22,7 @@ def build(
     force: bool = typer.Option(False, "--force", help="Start over in a folder gtkit wrote (another plan's build)."),
 ) -> None:
     """Build a dataset from a plan: resumable (a rerun makes only what is missing), parallel, same bytes."""
-    from gtkit.build import build as run
+    from gtkit.builder import build as run
 
     with progress_bars() as progress:
         report = run(plan, out, workers=workers, executor=executor, scheduler=scheduler, force=force,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
+from gtkit.cli.root import app
 from gtkit.errors import GtkitError
 
 EXPORT_FORMATS = ("extractbench", "parquet")

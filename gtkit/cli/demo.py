@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
-from gtkit.cli.core import print_report
+from gtkit.cli.examine import print_report
+from gtkit.cli.root import app
 
 
 @app.command()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
+from gtkit.cli.root import app
 
 
 @app.command()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
+from gtkit.cli.root import app
 from gtkit.workers import DEFAULT_WORKERS, Pool
 
 

@@ -16,5 +16,7 @@ One document's consensus, in the order it is computed:
     causes     why a cell is contested, and the field-level ambiguity pass
     bundles    field entries, evidence (evidence.py), queue and drawing items for the bundle writer
     report     report.json, report.md, the re-score
+    model      `Consensus`: everything computed, before it is written
+    filenames  the files beside the bundles: queue.jsonl, draw.jsonl, report.json, report.md, audit.jsonl
     run        compute and write, in that order
 """

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.decisions import Accept, Box, Decision, Edit, Reject, WithEvidence, read_decisions
-from gtkit.consensus.layout import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
+from gtkit.consensus.decisions import Accept, BoxDecision, Decision, Edit, Reject, WithEvidence, read_decisions
+from gtkit.consensus.filenames import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
@@ -217,12 +217,12 @@ class Session:
         if not self.consensus:
             if d.trust not in (None, "human"):
                 raise self.fail(n, f"a correction makes a cell 'human', not {d.trust!r}")
-            if isinstance(d, Box) and d.accept_box:
+            if isinstance(d, BoxDecision) and d.accept_box:
                 raise self.fail(n, f"{cid}: accept_box is for a consensus output; confirm a cell with accept")
             if isinstance(d, Accept) and not d.candidate and d.system is None and d.given_evidence() is None \
                     and entry["trust"] != "pending":
                 return   # a confirmation: the value, its evidence and its trust stay as they are
-        if isinstance(d, Box):
+        if isinstance(d, BoxDecision):
             if entry["trust"] == "pending":
                 raise self.fail(n, f"{cid} is still contested: settle its value first")
             if d.accept_box and not entry["readings"][0]["evidence"]:

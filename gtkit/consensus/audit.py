@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.cells import ExtraRecord
+from gtkit.consensus.filenames import jsonl
 from gtkit.consensus.inputs import CITATIONS_SUFFIX, Systems, load_systems, read_run
-from gtkit.consensus.layout import jsonl
-from gtkit.consensus.votes import NULL, Pool
+from gtkit.consensus.votes import NULL, Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, read_jsonl, write_output_file
@@ -106,8 +106,8 @@ def _audit_document(b: Bundle, outputs: dict[str, Any], family: dict[str, str],
                     min_miss: float) -> tuple[int, list[dict[str, Any]]]:
     """(truth cells audited, queue items) of one document: the truth walked as one more voter."""
     present = [s for s in outputs if s != TRUTH]
-    pool = Pool(systems=[TRUTH, *present], family={TRUTH: TRUTH, **family})
-    result = walk_document(b.doc_id, compile_schema(b.schema), outputs, pool)
+    voters = Voters(systems=[TRUTH, *present], family={TRUTH: TRUTH, **family})
+    result = walk_document(b.doc_id, compile_schema(b.schema), outputs, voters)
     shares = _Shares(present, family)
     entries = {f.path: f for f in b.gt.fields}
     queue: list[dict[str, Any]] = []

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gtkit.consensus.cells import SPLIT, Cell, DocResult, ExtraRecord, WithheldRecord
 from gtkit.consensus.checks import PageWords
 from gtkit.consensus.evidence import CitedEvidence
 from gtkit.consensus.inputs import schema_version
+from gtkit.consensus.model import Consensus
 from gtkit.consensus.votes import INVALID, key_json
 from gtkit.fileio import sha256_file
 from gtkit.format import LENIENCIES, Envelope, field_entry
-
-if TYPE_CHECKING:
-    from gtkit.consensus.run import Consensus
 
 
 @dataclass
@@ -58,10 +56,10 @@ def build_document(c: Consensus, r: DocResult, *, family: str | None = None) -> 
 
 
 def envelope(c: Consensus, r: DocResult, family: str | None) -> Envelope:
-    """What gt.json says besides the field entries: the pool, the citing system and the runs' hashes."""
-    pool = r.pool
+    """What gt.json says besides the field entries: the systems that ran, the citing system and the runs' hashes."""
+    voters = r.voters
     parameters = {
-        "systems": {s: {"family": pool.family[s], "cites": c.systems.systems[s].cites} for s in pool.systems},
+        "systems": {s: {"family": voters.family[s], "cites": c.systems.systems[s].cites} for s in voters.systems},
         "citing": c.citing,
         "runs_sha256": {s: sha256_file(p) for s, p in sorted(c.inputs.runs[r.doc_id].items())},
     }
@@ -88,7 +86,7 @@ def _pending_entry(cell: Cell, evidence: CitedEvidence) -> dict[str, Any]:
 
 def _cell_item(r: DocResult, cell: Cell, evidence: CitedEvidence) -> dict[str, Any]:
     """The queue item of a contested cell: its tier, cause, every vote and every candidate."""
-    family = r.pool.family
+    family = r.voters.family
     families: dict[tuple, set[str]] = defaultdict(set)
     for s, k in cell.keys.items():
         families[k].add(family[s])
@@ -109,14 +107,14 @@ def _cell_item(r: DocResult, cell: Cell, evidence: CitedEvidence) -> dict[str, A
 def _record_item(r: DocResult, x: ExtraRecord | WithheldRecord, evidence: CitedEvidence) -> dict[str, Any]:
     """The queue item of a record the systems disagree on: an extra record (a vote on whether it exists) or a
     row `expected` cannot hold (with `reasons`); which systems have the row, and the row each gave."""
-    pool = r.pool
+    voters = r.voters
     cited = x.members.get(evidence.citing) if evidence.citing is not None else None
     withheld = isinstance(x, WithheldRecord)
     return {
         "id": f"{r.doc_id}#{x.pointer}", "kind": "withheld_record" if withheld else "extra_record", "doc": r.doc_id,
         "path": x.pointer, "field": x.field, "tier": SPLIT, "null_over_value": False, "cause": x.cause, "fix": x.fix,
         "weight": round(x.weight, 4), **({"reasons": [p.to_json() for p in x.reasons]} if withheld else {}),
-        "votes": [{"system": s, "family": pool.family[s], "present": s in x.members,
-                   "row": x.members[s][0] if s in x.members else None} for s in pool.systems],
+        "votes": [{"system": s, "family": voters.family[s], "present": s in x.members,
+                   "row": x.members[s][0] if s in x.members else None} for s in voters.systems],
         "pages": evidence.pages_under(cited[1]) if cited is not None else [],
     }

@@ -29,7 +29,7 @@ from gtkit.consensus.cells import (
     Cell,
     DocResult,
 )
-from gtkit.consensus.votes import INVALID, NULL, Pool
+from gtkit.consensus.votes import INVALID, NULL, Voters
 from gtkit.normalize import collapse_ws, is_day_month_ambiguous, iso_date, loose_keys
 
 RECORD_FIELD_SHARE = 0.3   # a record field splitting in this share of its cells is schema ambiguity
@@ -49,17 +49,17 @@ def classify_document(result: DocResult, doc_text: Callable[[], str]) -> None:
                 by_parent[parent].add(c.top)
     for c in contested:
         siblings = by_parent.get(c.pointer.rsplit("/", 1)[0], set()) - {c.top}
-        classify(c, result.pool, siblings, doc_text)
+        classify(c, result.voters, siblings, doc_text)
 
 
-def classify(cell: Cell, pool: Pool, siblings: set[tuple], doc_text: Callable[[], str]) -> None:
+def classify(cell: Cell, voters: Voters, siblings: set[tuple], doc_text: Callable[[], str]) -> None:
     """Cause (and fix kind) of a contested cell; `siblings` are the top values of the fields beside it. A blank
     the schema forbids at a required key keeps its cause (`walk`: schema ambiguity, make nullable)."""
     if not cell.contested or cell.blank_required:
         return
     fams: dict[tuple, set[str]] = defaultdict(set)
     for s, k in cell.keys.items():
-        fams[k].add(pool.family[s])
+        fams[k].add(voters.family[s])
     nonnull = [k for k in fams if k not in (NULL, INVALID)]
     dissent = [k for k in fams if k != cell.top]
     fix = _schema_fix(cell, nonnull, dissent, siblings, doc_text) if len(nonnull) >= 2 else None

@@ -3,7 +3,7 @@
 Tiers: `unanimous`, `all_null`, `majority` (the top value holds more than half the family weight),
 `split` (plurality only). Causes of a contested cell: `schema_ambiguity` (the schema lets systems
 read the field differently; fixed by an alias, a format requirement, a location hint or a
-do-not-confuse note), `model_failure` (one family against an otherwise agreeing pool) and
+do-not-confuse note), `model_failure` (one family against the other systems, which agree) and
 `unresolvable`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gtkit.consensus.votes import INVALID, NULL, Failure, Pool
+from gtkit.consensus.votes import INVALID, NULL, Failure, Voters
 from gtkit.schema import Node
 
 UNANIMOUS, MAJORITY, SPLIT, ALL_NULL = "unanimous", "majority", "split", "all_null"
@@ -114,7 +114,7 @@ class DocResult:
     """One document's consensus: the expected object, its cells, extra records and vote failures."""
 
     doc_id: str
-    pool: Pool
+    voters: Voters
     expected: Any
     cells: list[Cell]
     extras: list[ExtraRecord] = field(default_factory=list)

@@ -116,12 +116,15 @@ class Null(WithEvidence):
     action: Literal["null"]
 
 
-class Box(WithEvidence):
+class BoxDecision(WithEvidence):
+    """A `box` decision: the evidence for a cell drawn, or the proposed box kept (not a box itself:
+    `gtkit.format.models.Box`)."""
+
     action: Literal["box"]
     accept_box: StrictBool = False
 
     @model_validator(mode="after")
-    def _a_box_or_accept_box(self) -> Box:
+    def _a_box_or_accept_box(self) -> BoxDecision:
         given = self.given_evidence() is not None
         if not given and not self.accept_box:
             raise PydanticCustomError("box_decision", 'a box decision needs "box" (or "evidence") or "accept_box": true')
@@ -134,7 +137,8 @@ class Reject(Decision):
     action: Literal["reject"]
 
 
-MODELS: dict[str, type[Decision]] = {"accept": Accept, "edit": Edit, "null": Null, "box": Box, "reject": Reject}
+MODELS: dict[str, type[Decision]] = {"accept": Accept, "edit": Edit, "null": Null, "box": BoxDecision,
+                                     "reject": Reject}
 
 
 class _Action(Strict):

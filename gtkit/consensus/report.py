@@ -4,15 +4,13 @@ report.md (the same for a person), and the re-score of every system against the 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gtkit import score
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
+from gtkit.consensus.model import Consensus
 from gtkit.format import Tags
 from gtkit.score_report import summarize
-
-if TYPE_CHECKING:
-    from gtkit.consensus.run import Consensus
 
 
 def build_report(c: Consensus, queue: list[dict], draw: list[dict]) -> dict[str, Any]:

@@ -17,18 +17,21 @@ from __future__ import annotations
 import gc
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gtkit import score
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
-from gtkit.consensus.cells import DocResult
+from gtkit.consensus.filenames import (
+    DRAW_NAME,
+    QUEUE_NAME,
+    REPORT_JSON,
+    REPORT_MD,
+    jsonl,
+)
 from gtkit.consensus.inputs import (
     DocInfo,
-    Inputs,
-    Systems,
     check_schema_hash,
     choose_citing,
     discover,
@@ -39,33 +42,15 @@ from gtkit.consensus.inputs import (
     read_run,
     schema_version,
 )
-from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME, REPORT_JSON, REPORT_MD, jsonl
+from gtkit.consensus.model import Consensus
 from gtkit.consensus.report import build_report, candidate_truth, report_md, rescore
 from gtkit.consensus.tiers import settle
-from gtkit.consensus.votes import Pool
+from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.consensus.writable import withhold_unwritable
 from gtkit.fileio import canonical_sha256, check_output, dumps_json
 from gtkit.format import is_gtkit_output, write_dataset
 from gtkit.schema import compile_schema, load_schema
-
-
-@dataclass
-class Consensus:
-    """Everything a consensus run computed, before it is written."""
-
-    schema: dict[str, Any]
-    schema_sha256: str
-    systems: Systems
-    inputs: Inputs
-    citing: str | None
-    results: list[DocResult]
-    infos: dict[str, DocInfo]
-    citations: dict[str, dict[str, dict[str, list[dict[str, Any]]]]]   # doc -> system -> pointer -> entries
-    dropped_citations: dict[str, int] = field(default_factory=dict)
-    missing_runs: list[tuple[str, str]] = field(default_factory=list)   # (system, doc)
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)   # doc -> system -> run (for the re-score)
-    field_ambiguity: dict[str, str] = field(default_factory=dict)      # field -> fix kind
 
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
@@ -107,8 +92,8 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
             if s in runs:
                 c.citations[doc_id][s], n = read_citations(p)
                 dropped[s] += n
-        pool = Pool(systems=sorted(runs), family={s: systems.family(s) for s in runs})
-        result = walk_document(doc_id, root, outputs, pool)
+        voters = Voters(systems=sorted(runs), family={s: systems.family(s) for s in runs})
+        result = walk_document(doc_id, root, outputs, voters)
         withhold_unwritable(result, root)
         classify_document(result, _text_on_demand(pdf, info))
         c.results.append(result)

@@ -1,6 +1,6 @@
 """Tiers: how much of the family weight backs a cell's top value, and whether the cell waits for a person.
 
-`decide` weighs a cell's votes (family weights, `votes.Pool`) and sets its tier, top value and
+`decide` weighs a cell's votes (family weights, `votes.Voters`) and sets its tier, top value and
 candidates (plurality first; each candidate's raw value is the most common raw form among its
 votes). `unanimous`: every vote is the same non-null value; `all_null`: every vote is null;
 `majority`: the top value holds more than half the family weight; `split`: plurality only. A null
@@ -14,53 +14,53 @@ import json
 from typing import Any
 
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, Cell
-from gtkit.consensus.votes import EPS, HASHABLE, INVALID, NULL, Pool
+from gtkit.consensus.votes import EPS, HASHABLE, INVALID, NULL, Voters
 
 
-def decide(cell: Cell, pool: Pool) -> None:
+def decide(cell: Cell, voters: Voters) -> None:
     """Tier, top value and candidates of a cell from its family-weighted votes."""
     keys = list(cell.keys.values())
     first = keys[0]
     if first != INVALID and keys.count(first) == len(keys):
-        _unanimous(cell, pool, first)
+        _unanimous(cell, voters, first)
     else:
-        _weighed(cell, pool)
+        _weighed(cell, voters)
 
 
-def _unanimous(cell: Cell, pool: Pool, key: tuple) -> None:
+def _unanimous(cell: Cell, voters: Voters, key: tuple) -> None:
     """Every system gave the same vote: `unanimous` or `all_null` (queued as `split` in a tied row)."""
     cell.top = key
     cell.tier = ALL_NULL if key == NULL else UNANIMOUS
     if key != NULL:
         raws = [v for v, _ in cell.votes.values()]
-        cell.value = raws[0] if _same_scalar(raws) else _representative_raw(cell, key, pool.systems)
-    cell.weights = {key: float(pool.n_families)}
+        cell.value = raws[0] if _same_scalar(raws) else _representative_raw(cell, key, voters.systems)
+    cell.weights = {key: float(voters.n_families)}
     cell.candidates = [(key, cell.value)]
     if cell.forced:
         cell.pending = True
         cell.tier = SPLIT
 
 
-def _weighed(cell: Cell, pool: Pool) -> None:
+def _weighed(cell: Cell, voters: Voters) -> None:
     """Votes that differ: candidates ranked by family weight, then by votes, non-null first, then first seen."""
     weight: dict[tuple, float] = {}
     count: dict[tuple, int] = {}
     seen: dict[tuple, int] = {}
-    for i, s in enumerate(pool.systems):
+    for i, s in enumerate(voters.systems):
         k = cell.keys.get(s)
         if k is None:
             continue
-        weight[k] = weight.get(k, 0.0) + pool.weight[s]
+        weight[k] = weight.get(k, 0.0) + voters.weight[s]
         count[k] = count.get(k, 0) + 1
         seen.setdefault(k, i)
     cell.weights = weight
     ranked = sorted((k for k in weight if k != INVALID), key=lambda k: (-weight[k], -count[k], k == NULL, seen[k]))
     top = ranked[0] if ranked else NULL
     cell.top = top
-    cell.candidates = [(k, None if k == NULL else _representative_raw(cell, k, pool.systems)) for k in ranked] \
+    cell.candidates = [(k, None if k == NULL else _representative_raw(cell, k, voters.systems)) for k in ranked] \
         or [(NULL, None)]
     cell.value = cell.candidates[0][1]
-    if weight.get(top, 0.0) * 2 > pool.n_families + EPS and not cell.forced:
+    if weight.get(top, 0.0) * 2 > voters.n_families + EPS and not cell.forced:
         cell.tier = MAJORITY
         cell.null_over_value = top == NULL and any(k not in (NULL, INVALID) for k in cell.keys.values())
     else:

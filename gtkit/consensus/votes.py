@@ -1,11 +1,11 @@
 """Votes: who votes with what weight, a system's value as a vote key, and the values that cannot be votes.
 
-Families vote, not systems: each family weighs 1, shared equally by its systems in the pool, so two
+Families vote, not systems: each family weighs 1, shared equally by its systems among the voters, so two
 copies of one model cannot outvote a third and a family that splits splits its weight.
 
 A vote key is a system's raw value normalized by the field's `x-comparator`
 (`gtkit.normalize.comparator_key`); null is the key `NULL`. A value of the wrong type for the
-schema node is a vote failure: its key is `INVALID`, it counts in the pool but backs no value. A
+schema node is a vote failure: its key is `INVALID`, it counts among the voters but backs no value. A
 value is of the right type when the validator `gtkit check` uses accepts it at the field's spot in
 the schema (`gtkit.schema.errors_at`: `anyOf`/`oneOf` branches, `$ref`s, enums, formats, patterns);
 a plain type check stands in only where the field's schema says nothing but its type.
@@ -30,8 +30,9 @@ EPS = 1e-9                                        # tolerance when comparing sum
 
 
 @dataclass
-class Pool:
-    """The systems that ran on one document, their families and vote weights."""
+class Voters:
+    """The voters on one document: the systems that ran on it, their families and vote weights (not the worker
+    pool, `gtkit.workers.Pool`)."""
 
     systems: list[str]
     family: dict[str, str]

@@ -34,25 +34,25 @@ from gtkit.consensus.cells import (
     WithheldRecord,
 )
 from gtkit.consensus.tiers import decide
-from gtkit.consensus.votes import EPS, NULL, Failure, Pool, VoteKeys, json_type
+from gtkit.consensus.votes import EPS, NULL, Failure, VoteKeys, Voters, json_type
 from gtkit.schema import Node, errors_at, escape_token, guess_node, nullable, required
 
 Votes = dict[str, tuple[Any, str | None]]   # system -> (raw value, the system's own pointer or None)
 
 
-def walk_document(doc_id: str, root: Node, outputs: dict[str, Any], pool: Pool) -> DocResult:
+def walk_document(doc_id: str, root: Node, outputs: dict[str, Any], voters: Voters) -> DocResult:
     """Cells, extra records and vote failures of one document, and its expected object."""
-    walker = _Walker(pool)
-    expected = walker.walk(root, "", "", {s: (outputs[s], "") for s in pool.systems}, False)
-    return DocResult(doc_id=doc_id, pool=pool, expected=expected, cells=walker.cells, extras=walker.extras,
+    walker = _Walker(voters)
+    expected = walker.walk(root, "", "", {s: (outputs[s], "") for s in voters.systems}, False)
+    return DocResult(doc_id=doc_id, voters=voters, expected=expected, cells=walker.cells, extras=walker.extras,
                      failures=walker.failures, rows_fallback=walker.fallback, rows=walker.rows,
                      withheld=walker.withheld, unwritable=walker.unwritable, omitted=walker.omitted,
                      invalid_rows=walker.invalid_rows, unbacked=walker.unbacked)
 
 
 class _Walker:
-    def __init__(self, pool: Pool):
-        self.pool = pool
+    def __init__(self, voters: Voters):
+        self.voters = voters
         self.cells: list[Cell] = []
         self.extras: list[ExtraRecord] = []
         self.failures: list[Failure] = []
@@ -150,14 +150,14 @@ class _Walker:
         """An array of records: rows aligned across systems; a minority row is an extra record."""
         assert node.item is not None
         lists = self.record_lists(votes, fld)
-        order = [s for s in self.pool.systems if s in lists]
-        clusters, fallback = align_clusters(node.item, node.identity, lists, order, self.keys, self.pool.family)
+        order = [s for s in self.voters.systems if s in lists]
+        clusters, fallback = align_clusters(node.item, node.identity, lists, order, self.keys, self.voters.family)
         self.fallback += fallback
         out: list[Any] = []
-        total = self.pool.n_families
+        total = self.voters.n_families
         n_extra = 0
         for members in clusters:
-            present = sum(self.pool.weight[s] for s in members)
+            present = sum(self.voters.weight[s] for s in members)
             if not any(isinstance(lists[s][j], dict) for s, j in members.items()):
                 self.invalid_record(ptr, fld, members, lists, votes, present)
                 continue
@@ -178,7 +178,7 @@ class _Walker:
         """A row no system gave as an object: not in `expected`; counted, and queued when a majority of the
         family weight reports it (the schema cannot hold what the systems read: a format question)."""
         self.invalid_rows[f"{fld}/*"] = self.invalid_rows.get(f"{fld}/*", 0) + 1
-        if weight * 2 > self.pool.n_families + EPS:
+        if weight * 2 > self.voters.n_families + EPS:
             given = sorted({json_type(lists[s][j]) for s, j in members.items()})
             self.withheld.append(WithheldRecord(
                 array=ptr, field=f"{fld}/*", weight=weight,
@@ -206,7 +206,7 @@ class _Walker:
                      votes: Votes, weight: float) -> None:
         """A vote for an extra record at `pointer` (`<array>/+k`): one family's failure, or several families'
         disagreement on what counts as a row."""
-        one_family = len({self.pool.family[s] for s in members}) == 1
+        one_family = len({self.voters.family[s] for s in members}) == 1
         self.extras.append(ExtraRecord(
             pointer=pointer, field=f"{fld}/*", weight=weight,
             members={s: (lists[s][j], f"{votes[s][1]}/{j}") for s, j in members.items()},
@@ -215,6 +215,6 @@ class _Walker:
     def leaf(self, node: Node, ptr: str, fld: str, votes: Votes, forced: bool) -> Any:
         keys = self.keys.leaf(node, votes, ptr, fld, self.failures)
         cell = Cell(ptr, fld, node, keys, votes, forced)
-        decide(cell, self.pool)
+        decide(cell, self.voters)
         self.cells.append(cell)
         return cell.value

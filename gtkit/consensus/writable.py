@@ -96,7 +96,7 @@ def _withhold_rows(r: DocResult, root: Node, rows: dict[str, list[Problem]]) -> 
         array, _, _ = row.rpartition("/")
         members = r.rows.get(row, {})
         new[row] = WithheldRecord(array=array, field=field_of(root, row), members=members,
-                                  weight=sum(r.pool.weight[s] for s in members), reasons=list(problems))
+                                  weight=sum(r.voters.weight[s] for s in members), reasons=list(problems))
     for w in [*r.withheld, *new.values()]:
         if renumber(w.array, removed) is None:   # inside a row withheld now: that row holds it, and its reasons
             outer = max((row for row in new if w.array.startswith(row + "/")), key=len)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.consensus.adjudicate import decided_elsewhere, is_consensus_output
-from gtkit.consensus.layout import DRAW_NAME, QUEUE_NAME
+from gtkit.consensus.filenames import DRAW_NAME, QUEUE_NAME
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
 from gtkit.format import read_bundle

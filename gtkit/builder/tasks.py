@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gtkit.build.plan import ConsensusTask, DegradeTask, SynthTask
+from gtkit.builder.plan import ConsensusTask, DegradeTask, SynthTask
 
 
 def make_synth(task: SynthTask, out: str) -> str:
@@ -55,7 +55,7 @@ def make_consensus(task: ConsensusTask, out: str) -> str:
 
 
 RUNNERS = {"synth": make_synth, "degrade": make_degrade, "consensus": make_consensus}
-PRELOAD = ("gtkit.build.tasks", "gtkit.synth.pipeline", "gtkit.degrade.pipeline", "gtkit.degrade.stages")
+PRELOAD = ("gtkit.builder.tasks", "gtkit.synth.pipeline", "gtkit.degrade.pipeline", "gtkit.degrade.stages")
 
 
 def run_task(item: tuple[SynthTask | DegradeTask | ConsensusTask, str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gtkit.build.plan import DegradeTask, Task
+from gtkit.builder.plan import BuildTask, DegradeTask
 from gtkit.errors import GtkitError
 
 INSTALL = "pip install 'gtkit[dask]'"
@@ -31,14 +31,14 @@ def connect(address: str, timeout_s: float) -> Any:
                          f"--scheduler {address}") from None
 
 
-def run_dask(client: Any, todo: list[Task], out: Path, counts: Any) -> None:
+def run_dask(client: Any, todo: list[BuildTask], out: Path, counts: Any) -> None:
     """Submit every task (degrade tasks after their parent's future), count them as they finish."""
     from distributed import as_completed
 
-    from gtkit.build.tasks import RUNNERS, make_degrade
+    from gtkit.builder.tasks import RUNNERS, make_degrade
 
     where = str(out)
-    futures: dict[Any, Task] = {}
+    futures: dict[Any, BuildTask] = {}
     by_doc: dict[str, Any] = {}
     for t in todo:
         if not isinstance(t, DegradeTask):

@@ -1,4 +1,5 @@
-"""The files a consensus dataset holds beside its bundles (queue, drawing list, report, audit trail)."""
+"""The names of the files a consensus dataset holds beside its bundles (queue, drawing list, report, audit trail),
+and `jsonl`, the bytes of the JSON Lines ones."""
 
 from __future__ import annotations
 

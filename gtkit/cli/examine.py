@@ -1,4 +1,5 @@
-"""Verbs over bundles and datasets: check, show, score."""
+"""Verbs that examine bundles and datasets: check (validate them), show (draw their evidence), score
+(predictions against them); and the score table, which `gtkit demo` prints too."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from gtkit.cli import app
 from gtkit.cli.progress import progress_bar
+from gtkit.cli.root import app
 from gtkit.workers import DEFAULT_WORKERS, Pool
 
 

@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtkit.build.plan import CONSENSUS_DIR, KINDS, ConsensusTask, DegradeTask, Expanded, Task, read_plan, split_of
+from gtkit.builder.plan import (
+    CONSENSUS_DIR,
+    KINDS,
+    BuildTask,
+    ConsensusTask,
+    DegradeTask,
+    Expanded,
+    read_plan,
+    split_of,
+)
 from gtkit.claim import claim
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, dumps_json, write_bytes_atomic
@@ -47,7 +56,7 @@ class BuildReport:
 class _Counts:
     """Tasks done per kind, reported through `progress(kind, done, total)`."""
 
-    def __init__(self, tasks: list[Task], todo: list[Task], progress: Progress | None):
+    def __init__(self, tasks: list[BuildTask], todo: list[BuildTask], progress: Progress | None):
         self.total = {k: sum(t.kind == k for t in tasks) for k in KINDS}
         self.done = {k: self.total[k] - sum(t.kind == k for t in todo) for k in KINDS}
         self.present = dict(self.done)
@@ -160,15 +169,15 @@ def write_index(out: Path, expanded: Expanded) -> BuildReport:
     return report
 
 
-def _template(task: Task) -> bool:
+def _template(task: BuildTask) -> bool:
     """A synth task of a family rendered by weasyprint (whose import the workers then share)."""
     from gtkit.synth.family import get_family
 
     return task.kind == "synth" and get_family(task.family).renderer == "template"  # type: ignore[union-attr]
 
 
-def _run_local(todo: list[Task], out: Path, workers: int, counts: _Counts) -> None:
-    from gtkit.build.tasks import PRELOAD, run_task
+def _run_local(todo: list[BuildTask], out: Path, workers: int, counts: _Counts) -> None:
+    from gtkit.builder.tasks import PRELOAD, run_task
     from gtkit.workers import Pool
 
     first = [t for t in todo if not isinstance(t, DegradeTask)]
@@ -199,7 +208,7 @@ def build(plan_path: Path, out: Path, *, workers: int = DEFAULT_WORKERS, executo
     expanded = read_plan(Path(plan_path))
     client = None
     if executor == "dask":
-        from gtkit.build.dask import connect
+        from gtkit.builder.dask import connect
 
         client = connect(scheduler or "", CONNECT_TIMEOUT_S)
     try:
@@ -220,7 +229,7 @@ def _build_claimed(expanded: Expanded, out: Path, *, force: bool, workers: int, 
         (out / "dataset.jsonl").unlink(missing_ok=True)  # the index says the dataset is complete
     counts = _Counts(expanded.tasks, todo, progress)
     if client is not None:
-        from gtkit.build.dask import run_dask
+        from gtkit.builder.dask import run_dask
 
         run_dask(client, todo, out, counts)
     else:

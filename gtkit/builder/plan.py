@@ -128,7 +128,10 @@ class SplitEntry(Strict):
         return True
 
 
-class Plan(Strict):
+class BuildPlan(Strict):
+    """A build plan as read from its TOML file (not a synth document's plan of what is drawn where,
+    `gtkit.synth.plan.Plan`)."""
+
     seed: StrictInt = Field(ge=0)
     dpi: StrictInt | None = Field(default=None, ge=36, le=1200)
     families: list[FamilyEntry] = Field(default_factory=list)
@@ -192,7 +195,7 @@ class ConsensusTask:
         return f"{CONSENSUS_DIR}/{self.name}"
 
 
-Task = SynthTask | DegradeTask | ConsensusTask
+BuildTask = SynthTask | DegradeTask | ConsensusTask  # one piece of a build (gtkit.workers.Task is a submitted call)
 KINDS = ("synth", "degrade", "consensus")
 
 
@@ -201,12 +204,12 @@ class Expanded:
     """A plan read, checked and expanded: its tasks in plan order (the index order) and its splits."""
 
     path: Path
-    plan: Plan
-    tasks: list[Task]
+    plan: BuildPlan
+    tasks: list[BuildTask]
 
-    def bundles(self) -> list[tuple[str, Task]]:
+    def bundles(self) -> list[tuple[str, BuildTask]]:
         """(path of the bundle in the dataset, task that makes it), in the index's order."""
-        out: list[tuple[str, Task]] = []
+        out: list[tuple[str, BuildTask]] = []
         for t in self.tasks:
             if isinstance(t, ConsensusTask):
                 out += [(f"{t.rel_path}/{d}", t) for d in t.doc_ids]
@@ -224,7 +227,7 @@ def synth_doc_id(family: str, records: int, *, index: int | None = None, seed: i
     return f"{family}-r{records}-d{index}" if seed is None else f"{family}-r{records}-s{seed}"
 
 
-def _synth_tasks(plan: Plan, path: Path) -> list[SynthTask]:
+def _synth_tasks(plan: BuildPlan, path: Path) -> list[SynthTask]:
     from gtkit.synth.family import family_names, get_family
 
     known = family_names()
@@ -259,7 +262,7 @@ def _synth_tasks(plan: Plan, path: Path) -> list[SynthTask]:
     return tasks
 
 
-def _degrade_tasks(plan: Plan, path: Path, synth: list[SynthTask]) -> list[DegradeTask]:
+def _degrade_tasks(plan: BuildPlan, path: Path, synth: list[SynthTask]) -> list[DegradeTask]:
     from gtkit.degrade.pipeline import degraded_doc_id
     from gtkit.degrade.recipe import load_recipe, recipe_names
 
@@ -291,7 +294,7 @@ def _degrade_tasks(plan: Plan, path: Path, synth: list[SynthTask]) -> list[Degra
     return tasks
 
 
-def _consensus_tasks(plan: Plan, path: Path) -> list[ConsensusTask]:
+def _consensus_tasks(plan: BuildPlan, path: Path) -> list[ConsensusTask]:
     from gtkit.consensus.inputs import check_schema_hash, choose_citing, discover, load_systems, schema_version
     from gtkit.fileio import canonical_sha256
     from gtkit.schema import load_schema
@@ -326,7 +329,7 @@ def _consensus_tasks(plan: Plan, path: Path) -> list[ConsensusTask]:
     return tasks
 
 
-def expand(plan: Plan, path: Path) -> Expanded:
+def expand(plan: BuildPlan, path: Path) -> Expanded:
     """Check every entry against the registries and inputs, and list the tasks; nothing is written.
 
     Two entries that would make the same doc id are refused, naming both."""
@@ -377,10 +380,10 @@ def find_plan(path: Path) -> Path:
 
 
 def read_plan(path: Path) -> Expanded:
-    """The plan file (or shipped example plan, see `find_plan`) read into `Plan` (unknown keys refused) and
-    expanded."""
+    """The plan file (or shipped example plan, see `find_plan`) read into `BuildPlan` (unknown keys refused)
+    and expanded."""
     path = find_plan(Path(path))
-    return expand(read_toml_as(Plan, path), path)
+    return expand(read_toml_as(BuildPlan, path), path)
 
 
 def split_of(splits: list[SplitEntry], facts: dict[str, Any]) -> str | None:

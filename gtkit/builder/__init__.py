@@ -1,7 +1,7 @@
 """`gtkit build`: a dataset from a plan (synth, degrade and consensus tasks), resumable, on the local worker
 pool or a Dask cluster. It orchestrates the pipelines, so it sits above them and below the CLI."""
 
-from gtkit.build.plan import Plan, read_plan
-from gtkit.build.run import BuildReport, build
+from gtkit.builder.plan import BuildPlan, read_plan
+from gtkit.builder.run import BuildReport, build
 
-__all__ = ["BuildReport", "Plan", "build", "read_plan"]
+__all__ = ["BuildPlan", "BuildReport", "build", "read_plan"]
