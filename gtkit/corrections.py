@@ -23,7 +23,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from gtkit.normalize import value_key
+from gtkit.scoring.normalize import value_key
 from gtkit.schema import split_pointer
 
 CORRECTIONS = "corrections"

@@ -24,7 +24,7 @@ from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, read_jsonl, write_output_file
 from gtkit.format import Bundle, read_bundles
-from gtkit.normalize import comparator_key
+from gtkit.scoring.normalize import comparator_key
 from gtkit.schema import compile_schema
 
 TRUTH = "\x00truth"

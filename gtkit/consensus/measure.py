@@ -13,7 +13,7 @@ from typing import Any
 
 from gtkit.consensus.simulate import ROW_FIELDS, SCHEMA, TOP_FIELDS, Truth
 from gtkit.format import read_bundles
-from gtkit.normalize import comparator_key
+from gtkit.scoring.normalize import comparator_key
 from gtkit.schema import compile_schema
 
 

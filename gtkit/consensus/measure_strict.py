@@ -20,7 +20,7 @@ from typing import Any
 from gtkit.check import check_path
 from gtkit.consensus.simulate_strict import COMPARATORS, StrictTruth, truth_cells
 from gtkit.format import read_bundles
-from gtkit.normalize import comparator_key
+from gtkit.scoring.normalize import comparator_key
 
 PROMOTED = ("agreed", "constructed")
 

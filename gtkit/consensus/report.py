@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
-from gtkit import score
+from gtkit.scoring import engine as score
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
 from gtkit.format import Tags
-from gtkit.score_report import summarize
+from gtkit.scoring.report import summarize
 
 if TYPE_CHECKING:
     from gtkit.consensus.run import Consensus
@@ -156,7 +156,7 @@ def candidate_truth(doc_id: str, expected: Any, fields: list[dict[str, Any]], sc
 def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
     """Every system's output scored against the candidate truth (pending cells left out), per system.
 
-    Uses `gtkit.score`; the truth of a document is shared by its systems."""
+    Uses `gtkit.scoring.engine`; the truth of a document is shared by its systems."""
     per_system: dict[str, list] = defaultdict(list)
     for r in c.results:
         truth = truths.get(r.doc_id)

@@ -28,7 +28,7 @@ import numpy as np
 import pymupdf
 
 from gtkit.fileio import canonical_sha256, dumps_json
-from gtkit.normalize import comparator_key
+from gtkit.scoring.normalize import comparator_key
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, iter_leaves
 

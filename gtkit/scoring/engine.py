@@ -4,9 +4,9 @@ Expected and predicted outputs are flattened into cells, one per scalar leaf of 
 schema and per sub-field of each aligned record. A missing key equals an explicit
 null, so every scalar counts in both precision and recall; missing records count
 against recall only and extra records against precision only; null and `[]` give
-no cells. Cells compare by `gtkit.normalize` (dates to ISO, whitespace collapsed,
+no cells. Cells compare by `gtkit.scoring.normalize` (dates to ISO, whitespace collapsed,
 everything else exact) with OR-acceptance over the readings and the field's
-declared leniencies. Records pair by `gtkit.align`. Pending cells (contested,
+declared leniencies. Records pair by `gtkit.scoring.pairing`. Pending cells (contested,
 not yet adjudicated) are left out entirely.
 
 Grounding is scored on truth cells that carry a verified box (constructed by synth or degrade, drawn or
@@ -29,17 +29,17 @@ from typing import NamedTuple
 from pathlib import Path
 from typing import Any
 
-from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
+from gtkit.scoring.pairing import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
-from gtkit.explain import explain_lines, grounding, how_matched, is_explain_file, write_explain
+from gtkit.scoring.explain import explain_lines, grounding, how_matched, is_explain_file, write_explain
 from gtkit.fileio import check_output
 from gtkit.format.decode import FieldRecord, no_gc
 from gtkit.geometry import iou
-from gtkit.normalize import cell_keys, keys_match
+from gtkit.scoring.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
-from gtkit.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
-from gtkit.score_report import ScoreReport, parse_axes
+from gtkit.scoring.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
+from gtkit.scoring.report import ScoreReport, parse_axes
 from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
 
 IOU_THRESHOLD = 0.5
@@ -320,7 +320,7 @@ class _DocumentScorer:
 
     def note(self, outcome: str, t_ptr: str | None, p_ptr: str | None, readings: Any, predicted: Any,
              lens: tuple[str, ...] = (), entry: TruthCell | None = None) -> None:
-        """One explained cell (only with explain; see `gtkit.explain`)."""
+        """One explained cell (only with explain; see `gtkit.scoring.explain`)."""
         assert self.trace is not None
         correct = outcome == "correct"
         scored = entry is not None and bool(entry.boxes) and outcome in ("correct", "wrong")
@@ -496,7 +496,7 @@ def score_truth(
 ) -> DocumentScore:
     """Score one predicted object (and its citations) against one document's truth. Citations that can ground
     nothing (`predictions.bad_citation`) are flagged and counted, and stay claims. With `explain`, the score
-    carries one line per cell (`gtkit.explain`)."""
+    carries one line per cell (`gtkit.scoring.explain`)."""
     bad = mark_bad_citations(citations, truth.pages) if citations else 0
     scorer = _DocumentScorer(truth, citations or {}, memory_budget)
     scorer.trace = [] if explain else None
@@ -553,9 +553,9 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
     """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
 
     A long truth the fast reader declines (an older format) has its field entries validated in the `pool`
-    (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
+    (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.scoring.explain`;
     `force` replaces an earlier explain file, never anything else). With `html`, the report is also written
-    there as a static folder of pages (`gtkit.report_html`, at most `html_pages` page pictures per document);
+    there as a static folder of pages (`gtkit.views.score_html`, at most `html_pages` page pictures per document);
     `force` replaces an earlier HTML view. `before_writing(report)` runs once everything is scored and before
     either is written (the CLI renders its tables there): a run that fails on the way writes nothing, and the
     explain lines are made before the HTML folder is written, so what is left to fail after it is the disk.
@@ -569,7 +569,7 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
     if explain is not None:
         check_output(Path(explain), force=force, inputs=[gt, pred_dir], replaceable=is_explain_file)
     if html is not None:
-        from gtkit.html_pages import is_html_view
+        from gtkit.views.html_pages import is_html_view
 
         check_output(Path(html), force=force, inputs=[gt, pred_dir], replaceable=is_html_view)
     explain_cells = explain is not None or html is not None
@@ -604,7 +604,7 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
             before_writing(report)
         lines = explain_lines(docs) if explain is not None else b""
         if html is not None:
-            from gtkit.report_html import ScoredDocument, write_score_html
+            from gtkit.views.score_html import ScoredDocument, write_score_html
 
             write_score_html(Path(html), report, [ScoredDocument(d, f) for d, f in zip(docs, doc_folders)], gt,
                              pred_dir, pool=pool, force=force, max_pages=html_pages)
