@@ -137,7 +137,8 @@ def test_peel_pairs_identical_rows_once_each():
 @SETTINGS
 @given(doc, doc, doc)
 def test_scoring_several_predictions_against_one_truth_is_independent(expected, pred_a, pred_b):
-    from gtkit.scoring.engine import Truth, score_truth
+    from gtkit.scoring.engine import score_truth
+    from gtkit.scoring.truth import Truth
 
     b = _bundle(expected)
     shared = Truth.from_gt(b.gt, b.schema)

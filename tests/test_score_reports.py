@@ -82,7 +82,7 @@ def test_sub_tag_grounding_and_crossed_slices(case, capsys):  # type: ignore[no-
 
 
 def test_the_table_is_a_dataframe(case):  # type: ignore[no-untyped-def]
-    from gtkit.scoring.engine import score_path
+    from gtkit.scoring.run import score_path
 
     frame = score_path(case / "ds", case / "pred", by="length").table()
     assert list(frame.columns) == ["length", "docs", "value_precision", "value_recall", "value_f1", "page_f1", "word_f1"]

@@ -113,7 +113,7 @@ def score(
 
     from rich.console import Console
 
-    from gtkit.scoring.engine import PRELOAD, score_path
+    from gtkit.scoring.run import PRELOAD, score_path
 
     views: list = []
 

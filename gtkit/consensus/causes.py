@@ -30,7 +30,12 @@ from gtkit.consensus.cells import (
     DocResult,
 )
 from gtkit.consensus.votes import INVALID, NULL, Pool
-from gtkit.scoring.normalize import collapse_ws, is_day_month_ambiguous, iso_date, loose_keys
+from gtkit.scoring.normalize import (
+    collapse_ws,
+    is_day_month_ambiguous,
+    iso_date,
+    loose_keys,
+)
 
 RECORD_FIELD_SHARE = 0.3   # a record field splitting in this share of its cells is schema ambiguity
 

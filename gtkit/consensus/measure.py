@@ -13,8 +13,8 @@ from typing import Any
 
 from gtkit.consensus.simulate import ROW_FIELDS, SCHEMA, TOP_FIELDS, Truth
 from gtkit.format import read_bundles
-from gtkit.scoring.normalize import comparator_key
 from gtkit.schema import compile_schema
+from gtkit.scoring.normalize import comparator_key
 
 
 def evaluate(truth: Truth, out: Path) -> dict[str, Any]:

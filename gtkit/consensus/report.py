@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
-from gtkit.scoring import engine as score
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
 from gtkit.format import Tags
+from gtkit.scoring.engine import score_truth
 from gtkit.scoring.report import summarize
+from gtkit.scoring.truth import Truth, TruthCell
 
 if TYPE_CHECKING:
     from gtkit.consensus.run import Consensus
@@ -147,13 +148,13 @@ def _field_row(c: Consensus, name: str, f: dict[str, Any]) -> dict[str, Any]:
 # --- re-score -----------------------------------------------------------------------------------
 
 
-def candidate_truth(doc_id: str, expected: Any, fields: list[dict[str, Any]], schema: dict[str, Any]) -> score.Truth:
+def candidate_truth(doc_id: str, expected: Any, fields: list[dict[str, Any]], schema: dict[str, Any]) -> Truth:
     """A document's candidate truth as the scorer holds it, from the field entries handed to the writer."""
-    cells = {f["path"]: score.TruthCell.of_dict(f) for f in fields}
-    return score.Truth(doc_id=doc_id, tags=Tags(), schema=schema, expected=expected, cells=cells)
+    cells = {f["path"]: TruthCell.of_dict(f) for f in fields}
+    return Truth(doc_id=doc_id, tags=Tags(), schema=schema, expected=expected, cells=cells)
 
 
-def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
+def rescore(c: Consensus, truths: dict[str, Truth]) -> dict[str, Any]:
     """Every system's output scored against the candidate truth (pending cells left out), per system.
 
     Uses `gtkit.scoring.engine`; the truth of a document is shared by its systems."""
@@ -164,7 +165,7 @@ def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
             continue
         for s in sorted(c.inputs.runs[r.doc_id]):
             cites = c.citations.get(r.doc_id, {}).get(s) or None
-            per_system[s].append(score.score_truth(truth, c.outputs[r.doc_id][s], cites))
+            per_system[s].append(score_truth(truth, c.outputs[r.doc_id][s], cites))
     out = {}
     for s, docs in sorted(per_system.items()):
         summary = summarize(docs)

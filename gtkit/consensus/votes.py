@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gtkit.scoring.normalize import comparator_key
 from gtkit.schema import Node, errors_at
+from gtkit.scoring.normalize import comparator_key
 
 NULL = ("null",)
 INVALID = ("invalid",)

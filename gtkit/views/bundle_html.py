@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.format import Bundle, read_bundle
-from gtkit.views.html_pages import PageJob, box_style, draw_pages, render, show_value, write_view
+from gtkit.views.html_pages import (
+    PageJob,
+    box_style,
+    draw_pages,
+    render,
+    show_value,
+    write_view,
+)
 from gtkit.views.page_png import TRUST_COLORS, Mark, evidence_marks
 from gtkit.workers import Pool
 

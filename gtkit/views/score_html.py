@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.format import read_bundle
-from gtkit.views.html_pages import PageJob, box_style, draw_pages, render, write_view
-from gtkit.scoring.predictions import bad_citation, load_prediction
 from gtkit.scoring.engine import DocumentScore
+from gtkit.scoring.predictions import bad_citation, load_prediction
 from gtkit.scoring.report import METRICS, ScoreReport, parse_axes
+from gtkit.views.html_pages import PageJob, box_style, draw_pages, render, write_view
 from gtkit.views.page_png import Mark, evidence_marks
 from gtkit.workers import Pool
 
