@@ -42,7 +42,7 @@ from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
 from gtkit.typed import pointer_of
 from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
-from gtkit.normalize import value_key
+from gtkit.scoring.normalize import value_key
 from gtkit.pdf import open_pdf
 from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
                           undescribed_key)

@@ -23,8 +23,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from gtkit.normalize import value_key
 from gtkit.schema import split_pointer
+from gtkit.scoring.normalize import value_key
 
 CORRECTIONS = "corrections"
 HUMAN = "human"

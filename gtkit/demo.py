@@ -23,10 +23,10 @@ from gtkit.fileio import write_bytes_atomic, write_json_atomic
 from gtkit.format import read_bundle, write_dataset
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, record_arrays
-from gtkit.score import score_path
-from gtkit.score_report import ScoreReport
-from gtkit.show import render_evidence_png
+from gtkit.scoring.report import ScoreReport
+from gtkit.scoring.run import score_path
 from gtkit.synth.pipeline import synth
+from gtkit.views.page_png import render_evidence_png
 from gtkit.workers import DEFAULT_WORKERS, Pool
 
 

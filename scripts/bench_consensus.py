@@ -11,7 +11,7 @@ its RSS sampled every 50 ms. Target: < 10 s, < 1 GB.
     python scripts/bench_consensus.py [--rows 10779] [--phases] [--keep DIR]
 
 It runs the command twice: as is, then with --no-rescore, so the share of the
-re-score (gtkit.score over 5 systems) shows.
+re-score (gtkit.scoring over 5 systems) shows.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def tree_rss_kb(root: int) -> int:
 def phases(ws: Path, root: Path) -> None:
     from gtkit.consensus import report, run
     from gtkit.format import read_bundles
-    from gtkit.score import Truth
+    from gtkit.scoring.truth import Truth
 
     gc.disable()  # as run_consensus does
     t0 = time.perf_counter()
@@ -72,7 +72,7 @@ def phases(ws: Path, root: Path) -> None:
     report.rescore(c, truths)
     t4 = time.perf_counter()
     print(f"phases: read+align+vote+classify {t1 - t0:.2f} s, build+validate+write {t2 - t1:.2f} s, "
-          f"re-score of 5 systems (gtkit.score) {t4 - t3:.2f} s")
+          f"re-score of 5 systems (gtkit.scoring) {t4 - t3:.2f} s")
 
 
 def main() -> None:
@@ -104,7 +104,7 @@ def main() -> None:
           f"(target < 10 s, < 1024 MB): {'OK' if wall < 10 and rss_mb < 1024 else 'OVER'}")
     wall2, rss2, cpu2 = run([*cmd, "--force", "--no-rescore"])
     print(f"gtkit consensus --no-rescore: wall time {wall2:.2f} s, cpu {cpu2:.2f} s, peak RSS {rss2:.0f} MB "
-          f"(so the re-score of 5 systems through gtkit.score takes about {wall - wall2:.1f} s)")
+          f"(so the re-score of 5 systems through gtkit.scoring takes about {wall - wall2:.1f} s)")
     if args.phases:
         phases(ws, root)
     if not args.keep:

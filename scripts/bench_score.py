@@ -154,7 +154,7 @@ import json, sys
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from gtkit.geometry import iou
-from gtkit.normalize import value_key
+from gtkit.scoring.normalize import value_key
 root = sys.argv[1]
 gt = json.load(open(f"{root}/gt/gt.json"))
 truth = gt["expected"]["properties"]

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from gtkit.demo import run_demo
-from gtkit.score import score_path
+from gtkit.scoring.run import score_path
 from gtkit.workers import Pool
 
 ROOT = Path(__file__).resolve().parent.parent

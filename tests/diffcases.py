@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from gtkit.schema import compile_schema, iter_leaves
-from gtkit.score import Truth, TruthCell, score_truth
+from gtkit.scoring.engine import score_truth
+from gtkit.scoring.truth import Truth, TruthCell
 from gtkit.format import Tags
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -310,7 +311,7 @@ class _Gen:
         if isinstance(v, list):
             return list(v)
         if "lenient_date" in lens:
-            from gtkit.normalize import _lenient_dates, collapse_ws
+            from gtkit.scoring.normalize import _lenient_dates, collapse_ws
 
             options = _lenient_dates(collapse_ws(v))
             if _NUMERIC_TWO_DIGIT_YEAR.fullmatch(v.strip()) and "lenient_numeric_year" not in self.inc:
@@ -386,7 +387,7 @@ def _row_get(row: Any, name: str) -> Any:
 
 
 def _date_of(s: Any) -> str | None:
-    from gtkit.normalize import canonical_string
+    from gtkit.scoring.normalize import canonical_string
 
     if not isinstance(s, str):
         return None
@@ -645,7 +646,7 @@ class _Pred:
 
     def weight(self, item: Spec, row: Any, truth: list[Any], k: int, t_base: str) -> int:
         """How many cells of predicted record `row` match truth record k."""
-        from gtkit.normalize import accepts
+        from gtkit.scoring.normalize import accepts
 
         n = 0
         for (name, pv), spec in zip(_row_scalars(item, row), _row_specs(item)):

@@ -24,8 +24,8 @@ from gtkit.format import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.format.bundle import load_field_records, load_ground_truth
 from gtkit.format.decode import (NOT_DECODED, EvidenceRecord, FieldRecord, ReadingRecord,
                                  decode_ground_truth, decode_json)
-from gtkit.predictions import Citation, Citations, _CitationRecord, _fast_citations, bad_citation
-from gtkit.score import TruthCell
+from gtkit.scoring.predictions import Citation, Citations, _CitationRecord, _fast_citations, bad_citation
+from gtkit.scoring.truth import TruthCell
 
 EDGE = [0, 1, -1, 2, 2.0, 1.0, 0.5, -0.0, 1.5, 10**30, 10**400, 1e308, "1", "", "/", "/a", "/a\n", "/a\nb", "a",
         "/a\r", "pending", "human", "case_insensitive", "bogus", None, True, False, [], {}, [0.1, 0.1, 0.2, 0.2],

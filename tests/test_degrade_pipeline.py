@@ -102,7 +102,7 @@ def test_check_catches_a_box_that_left_its_quad(fax, tmp_path):  # type: ignore[
 
 
 def test_self_score_is_one_with_word_grounding(fax, tmp_path):  # type: ignore[no-untyped-def]
-    from gtkit.score import score_prediction
+    from gtkit.scoring.engine import score_prediction
 
     b = read_bundle(fax)
     citations = {f.path: [{"page": e.page, "box": list(e.box)} for e in f.readings[0].evidence]

@@ -20,8 +20,8 @@ from gtkit.degrade.recipe import load_recipe
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle, read_index
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
-from gtkit.predictions import load_prediction
-from gtkit.score import Truth
+from gtkit.scoring.predictions import load_prediction
+from gtkit.scoring.truth import Truth
 from gtkit.synth import family as family_mod
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 

@@ -13,9 +13,9 @@ from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
-from gtkit.html_pages import MARKER, box_style, is_html_view, show_value, write_view
-from gtkit.report_html import ScoredDocument, worst_first
-from gtkit.score import Counts, DocumentScore
+from gtkit.views.html_pages import MARKER, box_style, is_html_view, show_value, write_view
+from gtkit.views.score_html import ScoredDocument, worst_first
+from gtkit.scoring.engine import Counts, DocumentScore
 from gtkit.synth.pipeline import synth
 from helpers import run_cli as run
 

@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gtkit.normalize import accepts, comparator_key, is_day_month_ambiguous, value_key
+from gtkit.scoring.normalize import (
+    accepts,
+    comparator_key,
+    is_day_month_ambiguous,
+    value_key,
+)
 
 
 @pytest.mark.parametrize(

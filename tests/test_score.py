@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gtkit.format import Bundle
-from gtkit.score import missing_prediction, score_path, score_prediction
+from gtkit.scoring.engine import missing_prediction, score_prediction
+from gtkit.scoring.run import score_path
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 SCHEMA = {

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from gtkit.align import align_rows
+from gtkit.scoring.pairing import align_rows
 from gtkit.format import Bundle
-from gtkit.score import score_prediction
+from gtkit.scoring.engine import score_prediction
 from helpers import make_gt
 
 SCHEMA = {
@@ -137,7 +137,8 @@ def test_peel_pairs_identical_rows_once_each():
 @SETTINGS
 @given(doc, doc, doc)
 def test_scoring_several_predictions_against_one_truth_is_independent(expected, pred_a, pred_b):
-    from gtkit.score import Truth, score_truth
+    from gtkit.scoring.engine import score_truth
+    from gtkit.scoring.truth import Truth
 
     b = _bundle(expected)
     shared = Truth.from_gt(b.gt, b.schema)

@@ -82,7 +82,7 @@ def test_sub_tag_grounding_and_crossed_slices(case, capsys):  # type: ignore[no-
 
 
 def test_the_table_is_a_dataframe(case):  # type: ignore[no-untyped-def]
-    from gtkit.score import score_path
+    from gtkit.scoring.run import score_path
 
     frame = score_path(case / "ds", case / "pred", by="length").table()
     assert list(frame.columns) == ["length", "docs", "value_precision", "value_recall", "value_f1", "page_f1", "word_f1"]
@@ -100,7 +100,7 @@ def test_the_readme_command_with_sub_tags_crossed_prints_and_writes(case, tmp_pa
 
 def test_a_run_that_fails_on_its_table_writes_nothing(case, tmp_path, capsys, monkeypatch):  # type: ignore[no-untyped-def]
     from gtkit.errors import GtkitError
-    from gtkit.score_report import ScoreReport
+    from gtkit.scoring.report import ScoreReport
 
     def broken(self):  # type: ignore[no-untyped-def]
         raise GtkitError("the table cannot be made")

@@ -253,7 +253,7 @@ def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
 
 @pytest.mark.parametrize("fam", FAMILIES)
 def test_bundle_passes_check_and_scores_one_against_itself(bundles, fam):
-    from gtkit.score import score_prediction
+    from gtkit.scoring.engine import score_prediction
 
     assert check_path(bundles[fam]) == (1, [])
     bundle = read_bundle(bundles[fam])

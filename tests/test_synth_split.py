@@ -204,7 +204,7 @@ def test_no_column_ends_early(registry, bundle_dir):
 
 
 def test_bundle_passes_check_and_scores_one(registry, bundle_dir):
-    from gtkit.score import score_prediction
+    from gtkit.scoring.engine import score_prediction
 
     assert check_bundle(bundle_dir) == []
     assert check_path(bundle_dir) == (1, [])

@@ -270,7 +270,7 @@ def test_value_taller_than_any_row_is_named(tmp_path, capsys):  # type: ignore[n
 
 def test_show_draws_boxes_where_the_viewer_sees_the_words(bundles):  # type: ignore[no-untyped-def]
     """gtkit show on a rotated page: each box's outline lands on the page as viewed (landscape)."""
-    from gtkit.show import render_evidence_png
+    from gtkit.views.page_png import render_evidence_png
 
     b = read_bundle(bundles["adverse_events"])
     png = render_evidence_png(b, 1, dpi=72, labels=False)

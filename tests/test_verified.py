@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gtkit.format import read_bundle
-from gtkit.score import score_path
+from gtkit.scoring.run import score_path
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
 

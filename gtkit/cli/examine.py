@@ -49,13 +49,13 @@ def show(
     if (out is None) == (html is None):
         raise GtkitError("give --out PAGE.png (one page) or --html FOLDER (every page), not both")
     if html is not None:
-        from gtkit.show_html import write_bundle_html
+        from gtkit.views.bundle_html import write_bundle_html
 
         with Pool(workers) as pool:
             write_bundle_html(bundle, html, pool=pool, dpi=dpi, labels=labels, force=force)
         typer.echo(f"wrote {html / 'index.html'}")
         return
-    from gtkit.show import write_evidence_png
+    from gtkit.views.page_png import write_evidence_png
 
     write_evidence_png(bundle, page, out, dpi=dpi, labels=labels, force=force)
     typer.echo(f"wrote {out}")
@@ -114,7 +114,7 @@ def score(
 
     from rich.console import Console
 
-    from gtkit.score import PRELOAD, score_path
+    from gtkit.scoring.run import PRELOAD, score_path
 
     views: list = []
 
@@ -156,7 +156,7 @@ def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
     under it, as things to print."""
     from rich.table import Table
 
-    from gtkit.score_report import METRICS
+    from gtkit.scoring.report import METRICS
 
     frame = report.table()
     axes = [c for c in frame.columns if c not in ("docs", *METRICS)]

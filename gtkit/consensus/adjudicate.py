@@ -52,7 +52,7 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
 from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
                           read_index, write_bundle_output, write_dataset)
-from gtkit.normalize import value_key
+from gtkit.scoring.normalize import value_key
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 

@@ -24,8 +24,8 @@ from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, read_jsonl, write_output_file
 from gtkit.format import Bundle, read_bundles
-from gtkit.normalize import comparator_key
 from gtkit.schema import compile_schema
+from gtkit.scoring.normalize import comparator_key
 
 TRUTH = "\x00truth"
 EPS = 1e-9

@@ -1,7 +1,7 @@
 """Causes: why a contested cell is contested, and which kind of schema fix would settle it.
 
 Per cell (`classify_document`): two non-null candidates that differ only in format (a number, a
-date read either way, the same letters and digits: `gtkit.normalize.loose_keys`) or that are each
+date read either way, the same letters and digits: `gtkit.scoring.normalize.loose_keys`) or that are each
 other's day/month swap, or one containing the other (scope), need a format requirement; a dissenting
 value that is a sibling field's value needs a do-not-confuse note; candidates all printed in the
 document need a location hint. Failing those: a dissent backed by two families or more is an alias
@@ -30,7 +30,7 @@ from gtkit.consensus.cells import (
     DocResult,
 )
 from gtkit.consensus.votes import INVALID, NULL, Voters
-from gtkit.normalize import collapse_ws, is_day_month_ambiguous, iso_date, loose_keys
+from gtkit.scoring.normalize import collapse_ws, is_day_month_ambiguous, iso_date, loose_keys
 
 RECORD_FIELD_SHARE = 0.3   # a record field splitting in this share of its cells is schema ambiguity
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from gtkit.check import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
-from gtkit.normalize import comparator_key, value_key
+from gtkit.scoring.normalize import comparator_key, value_key
 
 TRUSTS = {"agreed", "pending", "adjudicated", "human"}
 CITED = {"agreed", "pending"}  # boxes a system cited; a person's boxes are theirs to answer for

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from gtkit import score
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
 from gtkit.consensus.model import Consensus
 from gtkit.format import Tags
-from gtkit.score_report import summarize
+from gtkit.scoring.engine import score_truth
+from gtkit.scoring.report import summarize
+from gtkit.scoring.truth import Truth, TruthCell
 
 
 def build_report(c: Consensus, queue: list[dict], draw: list[dict]) -> dict[str, Any]:
@@ -145,16 +146,16 @@ def _field_row(c: Consensus, name: str, f: dict[str, Any]) -> dict[str, Any]:
 # --- re-score -----------------------------------------------------------------------------------
 
 
-def candidate_truth(doc_id: str, expected: Any, fields: list[dict[str, Any]], schema: dict[str, Any]) -> score.Truth:
+def candidate_truth(doc_id: str, expected: Any, fields: list[dict[str, Any]], schema: dict[str, Any]) -> Truth:
     """A document's candidate truth as the scorer holds it, from the field entries handed to the writer."""
-    cells = {f["path"]: score.TruthCell.of_dict(f) for f in fields}
-    return score.Truth(doc_id=doc_id, tags=Tags(), schema=schema, expected=expected, cells=cells)
+    cells = {f["path"]: TruthCell.of_dict(f) for f in fields}
+    return Truth(doc_id=doc_id, tags=Tags(), schema=schema, expected=expected, cells=cells)
 
 
-def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
+def rescore(c: Consensus, truths: dict[str, Truth]) -> dict[str, Any]:
     """Every system's output scored against the candidate truth (pending cells left out), per system.
 
-    Uses `gtkit.score`; the truth of a document is shared by its systems."""
+    Uses `gtkit.scoring.engine`; the truth of a document is shared by its systems."""
     per_system: dict[str, list] = defaultdict(list)
     for r in c.results:
         truth = truths.get(r.doc_id)
@@ -162,7 +163,7 @@ def rescore(c: Consensus, truths: dict[str, score.Truth]) -> dict[str, Any]:
             continue
         for s in sorted(c.inputs.runs[r.doc_id]):
             cites = c.citations.get(r.doc_id, {}).get(s) or None
-            per_system[s].append(score.score_truth(truth, c.outputs[r.doc_id][s], cites))
+            per_system[s].append(score_truth(truth, c.outputs[r.doc_id][s], cites))
     out = {}
     for s, docs in sorted(per_system.items()):
         summary = summarize(docs)

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gtkit import score
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
 from gtkit.consensus.filenames import (
@@ -51,6 +50,7 @@ from gtkit.consensus.writable import withhold_unwritable
 from gtkit.fileio import canonical_sha256, check_output, dumps_json
 from gtkit.format import is_gtkit_output, write_dataset
 from gtkit.schema import compile_schema, load_schema
+from gtkit.scoring.truth import Truth
 
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
@@ -120,7 +120,7 @@ def write_consensus(c: Consensus, out: Path, *, force: bool = False, family: str
                     do_rescore: bool = True) -> dict[str, Any]:
     """Bundles (through the bundle writer), queue, drawing list and report; returns the report."""
     queue, draw = [], []
-    truths: dict[str, score.Truth] = {}
+    truths: dict[str, Truth] = {}
     with write_dataset(Path(out), force=force) as dataset:
         for r in c.results:
             if r.withheld_document:

@@ -4,7 +4,7 @@ Families vote, not systems: each family weighs 1, shared equally by its systems 
 copies of one model cannot outvote a third and a family that splits splits its weight.
 
 A vote key is a system's raw value normalized by the field's `x-comparator`
-(`gtkit.normalize.comparator_key`); null is the key `NULL`. A value of the wrong type for the
+(`gtkit.scoring.normalize.comparator_key`); null is the key `NULL`. A value of the wrong type for the
 schema node is a vote failure: its key is `INVALID`, it counts among the voters but backs no value. A
 value is of the right type when the validator `gtkit check` uses accepts it at the field's spot in
 the schema (`gtkit.schema.errors_at`: `anyOf`/`oneOf` branches, `$ref`s, enums, formats, patterns);
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gtkit.normalize import comparator_key
 from gtkit.schema import Node, errors_at
+from gtkit.scoring.normalize import comparator_key
 
 NULL = ("null",)
 INVALID = ("invalid",)

@@ -33,7 +33,7 @@ from gtkit.consensus.decisions import Decision, parse_decision, read_decisions
 from gtkit.errors import DiskFull, GtkitError, disk_full
 from gtkit.fileio import AppendFailed, append_line, file_version
 from gtkit.format import GT_NAME
-from gtkit.normalize import value_key
+from gtkit.scoring.normalize import value_key
 
 DECISIONS_NAME = "decisions.jsonl"
 

@@ -28,9 +28,9 @@ import numpy as np
 import pymupdf
 
 from gtkit.fileio import canonical_sha256, dumps_json
-from gtkit.normalize import comparator_key
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, iter_leaves
+from gtkit.scoring.normalize import comparator_key
 
 TOP_FIELDS = ("invoice_number", "vendor", "customer", "po_number", "issue_date", "due_date", "currency",
               "terms", "total", "paid_in_full")

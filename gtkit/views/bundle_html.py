@@ -1,5 +1,5 @@
 """`gtkit show BUNDLE --html OUT/`: every page of a bundle with its evidence boxes, as a static folder a person
-opens from `file://` to look at a document before trusting it (see `gtkit.html_pages`).
+opens from `file://` to look at a document before trusting it (see `gtkit.views.html_pages`).
 
 - `index.html`: the bundle's provenance, tags and counts, and a thumbnail of every page linking to it;
 - `pages/pNNN.html`: the page picture with every evidence box drawn in its trust's colour (labelled by the
@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.format import Bundle, read_bundle
-from gtkit.html_pages import PageJob, box_style, draw_pages, render, show_value, write_view
-from gtkit.show import TRUST_COLORS, Mark, evidence_marks
+from gtkit.views.html_pages import (
+    PageJob,
+    box_style,
+    draw_pages,
+    render,
+    show_value,
+    write_view,
+)
+from gtkit.views.page_png import TRUST_COLORS, Mark, evidence_marks
 from gtkit.workers import Pool
 
 THUMB_SHRINK = 2  # thumbnails are a quarter of the page picture's width
@@ -78,7 +85,7 @@ def write_bundle_html(bundle: Path, out: Path, *, pool: Pool, dpi: int = 110, la
     """Write the view of the bundle folder `bundle` to the folder `out` (atomically; `force` replaces an earlier
     HTML view, never an input)."""
     from gtkit.fileio import check_output
-    from gtkit.html_pages import is_html_view
+    from gtkit.views.html_pages import is_html_view
 
     check_output(Path(out), force=force, inputs=[bundle], replaceable=is_html_view)  # before reading anything
     files = bundle_view_files(read_bundle(bundle), pool, dpi=dpi, labels=labels)

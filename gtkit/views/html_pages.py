@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, dumps_json, staged_dir
 from gtkit.paths import TEMPLATES_DIR
-from gtkit.show import Mark, render_marks_png
+from gtkit.views.page_png import Mark, render_marks_png
 from gtkit.workers import Pool
 
 MARKER = "gtkit-html.json"

@@ -27,7 +27,7 @@ from typing import Any
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, read_jsonl, write_output_file
 from gtkit.geometry import iou
-from gtkit.normalize import cell_keys, keys_match, value_key
+from gtkit.scoring.normalize import cell_keys, keys_match, value_key
 
 IOU_THRESHOLD = 0.5
 

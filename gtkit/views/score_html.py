@@ -1,9 +1,9 @@
-"""`gtkit score --html OUT/`: the score report as a static folder of HTML pages (see `gtkit.html_pages`).
+"""`gtkit score --html OUT/`: the score report as a static folder of HTML pages (see `gtkit.views.html_pages`).
 
 - `index.html`: the overall row and the slices (`ScoreReport.table`), the clean/degraded pairs when the run
   has any, and every document, worst first (value F1, then word and page grounding F1, then doc id);
 - `docs/doc-NNNN.html` (NNNN: the document's place in the run): its numbers, then its cells, the ones that
-  cost something first (truth, prediction, outcome, the rule that matched, grounding; `gtkit.explain`), then
+  cost something first (truth, prediction, outcome, the rule that matched, grounding; `gtkit.scoring.explain`), then
   its pages with the truth's evidence boxes coloured by their cell's outcome and the predicted citation boxes
   dashed over them; a problem cell links to its box on the page;
 - `img/doc-NNNN-pPPP.png`: the page pictures, drawn by PyMuPDF in the worker pool.
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.format import read_bundle
-from gtkit.html_pages import PageJob, box_style, draw_pages, render, write_view
-from gtkit.predictions import bad_citation, load_prediction
-from gtkit.score import DocumentScore
-from gtkit.score_report import METRICS, ScoreReport, parse_axes
-from gtkit.show import Mark, evidence_marks
+from gtkit.scoring.engine import DocumentScore
+from gtkit.scoring.predictions import bad_citation, load_prediction
+from gtkit.scoring.report import METRICS, ScoreReport, parse_axes
+from gtkit.views.html_pages import PageJob, box_style, draw_pages, render, write_view
+from gtkit.views.page_png import Mark, evidence_marks
 from gtkit.workers import Pool
 
 OUTCOME_COLORS = {

@@ -1,6 +1,6 @@
 """What a scoring run reports: means over documents, slices by tag, the clean/degraded pairs.
 
-Per document, value and grounding are micro P/R/F1 (`gtkit.score`); overall, per slice and per pair
+Per document, value and grounding are micro P/R/F1 (`gtkit.scoring.engine`); overall, per slice and per pair
 group they are unweighted means over documents (grounding over the documents that have a grounding
 score). Slice axes:
 
@@ -29,7 +29,7 @@ from gtkit.format import Tags
 if TYPE_CHECKING:
     import pandas
 
-    from gtkit.score import DocumentScore
+    from gtkit.scoring.engine import DocumentScore
 
 SLICE_AXES = ("task", "task.sub", "perception", "structure", "length", "domain", "grounding")
 METRICS = ("value_precision", "value_recall", "value_f1", "page_f1", "word_f1")

@@ -4,9 +4,9 @@ Expected and predicted outputs are flattened into cells, one per scalar leaf of 
 schema and per sub-field of each aligned record. A missing key equals an explicit
 null, so every scalar counts in both precision and recall; missing records count
 against recall only and extra records against precision only; null and `[]` give
-no cells. Cells compare by `gtkit.normalize` (dates to ISO, whitespace collapsed,
+no cells. Cells compare by `gtkit.scoring.normalize` (dates to ISO, whitespace collapsed,
 everything else exact) with OR-acceptance over the readings and the field's
-declared leniencies. Records pair by `gtkit.align`. Pending cells (contested,
+declared leniencies. Records pair by `gtkit.scoring.pairing`. Pending cells (contested,
 not yet adjudicated) are left out entirely.
 
 Grounding is scored on truth cells that carry a verified box (constructed by synth or degrade, drawn or
@@ -17,30 +17,25 @@ accepted and a citation names an evidence page. Recall's denominator is the
 box-bearing truth cells; precision's is the predicted cells, aligned to such a
 truth cell, that carry at least one citation. Counts nest per document: word-
 grounded <= page-grounded <= correct values.
+
+This module scores one document against its truth (`gtkit.scoring.truth`); `gtkit.scoring.run` scores a
+prediction folder against a bundle or a dataset.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
-from pathlib import Path
 from typing import Any
 
-from gtkit.align import DEFAULT_MEMORY_BUDGET, align_rows
-from gtkit.errors import GtkitError
-from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
-from gtkit.explain import explain_lines, grounding, how_matched, is_explain_file, write_explain
-from gtkit.fileio import check_output
-from gtkit.format.decode import FieldRecord, no_gc
+from gtkit.format import Bundle, Tags
 from gtkit.geometry import iou
-from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
-from gtkit.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
-from gtkit.score_report import ScoreReport, parse_axes
-from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
+from gtkit.scoring.explain import grounding, how_matched
+from gtkit.scoring.normalize import cell_keys, keys_match
+from gtkit.scoring.pairing import DEFAULT_MEMORY_BUDGET, align_rows
+from gtkit.scoring.predictions import MISSING, mark_bad_citations
+from gtkit.scoring.truth import Truth, TruthCell
 
 IOU_THRESHOLD = 0.5
 
@@ -168,145 +163,6 @@ def _ptr(prefix: str, tokens: Iterable[str | int]) -> str:
     return prefix + "".join("/" + escape_token(t) for t in tokens)
 
 
-class TruthCell(NamedTuple):
-    """What scoring needs of one field entry (lighter than the pydantic model, so big truths fit in memory)."""
-
-    values: tuple[Any, ...]
-    leniencies: tuple[str, ...]
-    pending: bool
-    boxes: tuple[tuple[int, tuple[float, float, float, float]], ...]
-    pages: frozenset[int]
-
-    @classmethod
-    def of(cls, f: FieldEntry) -> TruthCell:
-        return cls(
-            values=tuple(r.value for r in f.readings),
-            leniencies=tuple(f.leniencies),
-            pending=f.trust == "pending",
-            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence if ev.box is not None and ev.verified),
-            pages=frozenset(ev.page for r in f.readings for ev in r.evidence if ev.verified),
-        )
-
-    @classmethod
-    def of_dict(cls, f: dict[str, Any]) -> TruthCell:
-        """The same from a field entry as parsed JSON (validated separately, see `Truth.read`); only verified
-        evidence counts for grounding."""
-        readings = f["readings"]
-        lens = f.get("leniencies")
-        lens = tuple(lens) if lens else ()
-        pending = f["trust"] == "pending"
-        if len(readings) == 1 and not readings[0].get("evidence"):  # the common case, kept cheap
-            return cls((readings[0]["value"],), lens, pending, (), _NO_PAGES)
-        evidence = [ev for r in readings for ev in r.get("evidence") or () if ev.get("verified")]
-        return cls(
-            values=tuple(r["value"] for r in readings),
-            leniencies=lens,
-            pending=pending,
-            boxes=tuple((ev["page"], tuple(ev["box"])) for ev in evidence if ev.get("box") is not None),
-            pages=frozenset(ev["page"] for ev in evidence),
-        )
-
-    @classmethod
-    def of_record(cls, f: FieldRecord) -> TruthCell:
-        """The same from a field entry decoded by `gtkit.format.decode` (validated as it was decoded)."""
-        readings = f.readings
-        lens = f.leniencies
-        lens = tuple(lens) if lens else ()
-        pending = f.trust == "pending"
-        if len(readings) == 1:
-            reading = readings[0]
-            if not reading.evidence:  # the common cases, kept cheap
-                return cls((reading.value,), lens, pending, (), _NO_PAGES)
-            if len(reading.evidence) == 1:
-                ev = reading.evidence[0]
-                if not ev.verified:
-                    return cls((reading.value,), lens, pending, (), _NO_PAGES)
-                return cls((reading.value,), lens, pending, ((ev.page, ev.box),) if ev.box is not None else (),
-                           _page_set(ev.page))
-        evidence = [ev for r in readings for ev in r.evidence if ev.verified]
-        return cls(
-            values=tuple(r.value for r in readings),
-            leniencies=lens,
-            pending=pending,
-            boxes=tuple((ev.page, ev.box) for ev in evidence if ev.box is not None),
-            pages=frozenset(ev.page for ev in evidence),
-        )
-
-
-_NO_PAGES: frozenset[int] = frozenset()
-
-
-@functools.lru_cache(maxsize=4096)
-def _page_set(page: int) -> frozenset[int]:
-    """{page}, one shared set per page (most cells cite one page)."""
-    return frozenset((page,))
-
-
-@dataclass
-class Truth:
-    """One document's ground truth as the scorer holds it."""
-
-    doc_id: str
-    tags: Tags
-    schema: dict[str, Any]
-    expected: Any
-    cells: dict[str, TruthCell]
-    pages: int = 1_000_000  # the document's page count (citations beyond it ground nothing)
-    parent: str | None = None  # provenance: a degraded document's parent and recipe
-    recipe: str | None = None
-    field_check: Task | None = None
-    # truth-side keys of each records array, kept so that scoring several systems against one truth
-    # (consensus re-score) computes them once
-    rows_cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def from_gt(cls, gt: GroundTruth, schema: dict[str, Any]) -> Truth:
-        cells = {f.path: TruthCell.of(f) for f in gt.fields}
-        return cls(doc_id=gt.doc_id, tags=gt.tags, schema=schema, expected=gt.expected, cells=cells,
-                   pages=gt.document.pages, **_lineage(gt))
-
-    @classmethod
-    def read(cls, folder: Path, pool: Pool | None = None) -> Truth:
-        """Load a bundle's truth for scoring. Its field entries are decoded straight into validated records
-        (`gtkit.format.decode`) where the fast decoder takes the file; otherwise they are read as parsed JSON
-        while the format models validate them beside it (in the `pool`, for a long document). Either way,
-        call `confirm()` before trusting a score computed from it."""
-        cells: dict[str, TruthCell] = {}
-        with no_gc():  # nothing read holds a cycle: a collection on the way would only walk it all again
-            bundle = read_bundle(folder, raw_fields=True, records=True, pool=pool)
-            if bundle.records is not None:  # validated as they were decoded
-                records, bundle.records = bundle.records, None
-                of_record = TruthCell.of_record
-                for i, r in enumerate(records):
-                    cells[r.path] = of_record(r)
-                    records[i] = None  # freed as we go: the records and the cells never all coexist
-            else:
-                assert bundle.raw_fields is not None and bundle.field_check is not None
-                raw = bundle.raw_fields
-                try:
-                    for i, f in enumerate(raw):
-                        cells[f["path"]] = TruthCell.of_dict(f)
-                        raw[i] = None  # freed as we go: the parsed entries and the cells never all coexist
-                except (KeyError, TypeError, AttributeError, ValueError):
-                    bundle.field_check.result()  # raises the models' precise complaint
-                    raise
-        return cls(doc_id=bundle.doc_id, tags=bundle.gt.tags, schema=bundle.schema, expected=bundle.gt.expected,
-                   cells=cells, pages=bundle.gt.document.pages, field_check=bundle.field_check, **_lineage(bundle.gt))
-
-    def confirm(self) -> None:
-        """Raise if the field entries this truth was read from fail the format models."""
-        if self.field_check is not None:
-            self.field_check.result()
-
-    @property
-    def has_boxes(self) -> bool:
-        return any(c.boxes for c in self.cells.values() if not c.pending)
-
-
-def _lineage(gt: GroundTruth) -> dict[str, str | None]:
-    prov = gt.provenance
-    return {"parent": prov.parent.doc_id if prov.parent else None, "recipe": prov.recipe}
-
 
 class _DocumentScorer:
     def __init__(self, truth: Truth, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
@@ -320,7 +176,7 @@ class _DocumentScorer:
 
     def note(self, outcome: str, t_ptr: str | None, p_ptr: str | None, readings: Any, predicted: Any,
              lens: tuple[str, ...] = (), entry: TruthCell | None = None) -> None:
-        """One explained cell (only with explain; see `gtkit.explain`)."""
+        """One explained cell (only with explain; see `gtkit.scoring.explain`)."""
         assert self.trace is not None
         correct = outcome == "correct"
         scored = entry is not None and bool(entry.boxes) and outcome in ("correct", "wrong")
@@ -496,7 +352,7 @@ def score_truth(
 ) -> DocumentScore:
     """Score one predicted object (and its citations) against one document's truth. Citations that can ground
     nothing (`predictions.bad_citation`) are flagged and counted, and stay claims. With `explain`, the score
-    carries one line per cell (`gtkit.explain`)."""
+    carries one line per cell (`gtkit.scoring.explain`)."""
     bad = mark_bad_citations(citations, truth.pages) if citations else 0
     scorer = _DocumentScorer(truth, citations or {}, memory_budget)
     scorer.trace = [] if explain else None
@@ -544,73 +400,3 @@ def missing_prediction(truth: Truth | Bundle, reason: str = MISSING, detail: str
         detail=detail,
         cells=scorer.trace,
     )
-
-
-def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-               workers: int = DEFAULT_WORKERS, pool: Pool | None = None, explain: Path | None = None,
-               force: bool = False, progress: Callable[[int, int], None] | None = None, html: Path | None = None,
-               html_pages: int = 10, before_writing: Callable[[ScoreReport], None] | None = None) -> ScoreReport:
-    """Score a prediction folder against a bundle or a dataset; `progress(done, total)` after each document.
-
-    A long truth the fast reader declines (an older format) has its field entries validated in the `pool`
-    (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written there as JSON Lines (`gtkit.explain`;
-    `force` replaces an earlier explain file, never anything else). With `html`, the report is also written
-    there as a static folder of pages (`gtkit.report_html`, at most `html_pages` page pictures per document);
-    `force` replaces an earlier HTML view. `before_writing(report)` runs once everything is scored and before
-    either is written (the CLI renders its tables there): a run that fails on the way writes nothing, and the
-    explain lines are made before the HTML folder is written, so what is left to fail after it is the disk.
-
-    The cyclic garbage collector is paused meanwhile: reading and scoring a long document build millions of
-    objects that hold no reference cycles, and each collection on the way would walk all of them again (a
-    fifth of the time of scoring a 26,725-row list); what they leave is freed by reference counting."""
-    parse_axes(by)
-    if not Path(pred_dir).is_dir():
-        raise GtkitError("prediction folder not found", pred_dir)
-    if explain is not None:
-        check_output(Path(explain), force=force, inputs=[gt, pred_dir], replaceable=is_explain_file)
-    if html is not None:
-        from gtkit.html_pages import is_html_view
-
-        check_output(Path(html), force=force, inputs=[gt, pred_dir], replaceable=is_html_view)
-    explain_cells = explain is not None or html is not None
-    docs = []
-    doc_folders = []
-    folders = list(iter_bundle_dirs(gt))
-    with pool_for(pool, workers, preload=PRELOAD) as pool, no_gc():  # see `score_path`'s docstring
-        for index_doc_id, folder in folders:
-            truth = Truth.read(folder, pool)
-            try:
-                if index_doc_id is not None and truth.doc_id != index_doc_id:
-                    raise GtkitError(f"dataset.jsonl says doc_id {index_doc_id!r}, gt.json says {truth.doc_id!r}",
-                                     folder)
-                loaded = load_prediction(pred_dir, truth.doc_id)
-            except BaseException:
-                if truth.field_check is not None:
-                    truth.field_check.cancel()
-                raise
-            if not loaded.usable:
-                docs.append(missing_prediction(truth, loaded.failure or MISSING, loaded.detail, explain=explain_cells))
-            else:
-                docs.append(score_truth(truth, loaded.predicted, loaded.citations, memory_budget=memory_budget,
-                                        explain=explain_cells))
-            doc_folders.append(folder)
-            truth.confirm()
-            truth = loaded = None  # freed now: the collector, back on after the loop, would walk them
-            gc.collect(0)  # whatever reference cycles the document left (none known): a dataset never piles them up
-            if progress is not None:
-                progress(len(docs), len(folders))
-        report = ScoreReport(documents=docs, by=by, unknown=unknown_predictions(pred_dir, {d.doc_id for d in docs}))
-        if before_writing is not None:
-            before_writing(report)
-        lines = explain_lines(docs) if explain is not None else b""
-        if html is not None:
-            from gtkit.report_html import ScoredDocument, write_score_html
-
-            write_score_html(Path(html), report, [ScoredDocument(d, f) for d, f in zip(docs, doc_folders)], gt,
-                             pred_dir, pool=pool, force=force, max_pages=html_pages)
-    if explain is not None:
-        write_explain(Path(explain), lines, force=force, inputs=[gt, pred_dir])
-    return report
-
-
-PRELOAD = ("gtkit.format",)  # what the workers import once, in the fork server
