@@ -36,7 +36,7 @@ $(EB_STAMP): scripts/extractbench-constraints.txt
 # The same demo and test suite against a wheel installed in a fresh venv outside the checkout (CI runs it); the
 # README goes with the tests, whose test_readme.py runs its "Using it" commands with the wheel's gtkit.
 wheel-test: $(STAMP)
-	rm -rf dist && $(VENV)/bin/python -m pip wheel --quiet --no-deps -w dist .
+	rm -rf dist build && $(VENV)/bin/python -m pip wheel --quiet --no-deps -w dist .
 	d=$$(mktemp -d) && $(PYTHON) -m venv $$d/venv \
 	  && $$d/venv/bin/python -m pip install --quiet "$$(ls dist/gtkit-*.whl)[dev]" \
 	  && cp -r tests README.md $$d/ && cd $$d && venv/bin/gtkit demo --out demo \
