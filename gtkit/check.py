@@ -36,7 +36,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.decode import FieldRecord, decode_ground_truth, no_gc
+from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.flat import FlatEntries
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
@@ -46,7 +46,7 @@ from gtkit.normalize import value_key
 from gtkit.pdf import open_pdf
 from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
                           undescribed_key)
-from gtkit.workers import Pool, pool_for
+from gtkit.workers import Pool, Progress, no_gc, pool_for
 
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
@@ -271,7 +271,7 @@ def _check_one(where: tuple[str | None, Path], checks: PipelineChecks) -> list[P
     return check_bundle(folder, checks, doc_id=doc_id)
 
 
-def check_path(path: Path, checks: PipelineChecks, progress: Callable[[int, int], None] | None = None, *,
+def check_path(path: Path, checks: PipelineChecks, progress: Progress | None = None, *,
                workers: int = 1, pool: Pool | None = None) -> tuple[int, list[Problem]]:
     """(number of bundles checked, problems) for a bundle or a whole dataset, each bundle with its pipeline's check
     from `checks`; `progress(done, total)` per bundle.

@@ -34,13 +34,13 @@ from gtkit.errors import GtkitError
 from gtkit.format import Bundle, FieldEntry, GroundTruth, Tags, iter_bundle_dirs, read_bundle
 from gtkit.explain import explain_lines, grounding, how_matched, is_explain_file, write_explain
 from gtkit.fileio import check_output
-from gtkit.format.decode import FieldRecord, no_gc
+from gtkit.format.decode import FieldRecord
 from gtkit.geometry import iou
 from gtkit.normalize import cell_keys, keys_match
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
 from gtkit.predictions import MISSING, load_prediction, mark_bad_citations, unknown_predictions
 from gtkit.score_report import ScoreReport, parse_axes
-from gtkit.workers import DEFAULT_WORKERS, Pool, Task, pool_for
+from gtkit.workers import DEFAULT_WORKERS, Pool, Task, no_gc, pool_for
 
 IOU_THRESHOLD = 0.5
 
