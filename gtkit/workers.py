@@ -31,6 +31,7 @@ import contextlib
 import gc
 import os
 import signal
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from gtkit.errors import GtkitError
 if TYPE_CHECKING:
     import concurrent.futures as cf
     import multiprocessing.context
+    import multiprocessing.process
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 DEFAULT_WORKERS = min(2, _CORES)
@@ -173,6 +175,7 @@ class Pool:
         self.workers = workers
         self._preload = list(preload)
         self._executors: dict[bool, cf.ProcessPoolExecutor] = {}  # one_shot -> executor, made on first use
+        self._started: dict[bool, _Started] = {}  # one_shot -> the processes its executor started
         self._closed = False
 
     @property
@@ -196,8 +199,9 @@ class Pool:
         executor = self._executors.get(one_shot)
         if executor is None:
             self.warm()  # the server starts shielded from Ctrl-C, before any worker needs it
+            started = self._started[one_shot] = _Started(self._context())
             executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
+                max_workers=self.workers, mp_context=started.context, initializer=_init_worker,
                 initargs=(one_shot, os.getpid()), max_tasks_per_child=1 if one_shot else None)
         return executor
 
@@ -240,13 +244,14 @@ class Pool:
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers: let them finish (the normal end) or, with `kill`, end them at once."""
         self._closed = True
-        executors, self._executors = list(self._executors.values()), {}
-        for executor in executors:
+        executors, self._executors = list(self._executors.items()), {}
+        for one_shot, executor in executors:
             if not kill:
                 executor.shutdown(wait=True)
                 continue
-            # ProcessPoolExecutor has no public way to stop a running task (3.14's terminate_workers)
-            processes = list((getattr(executor, "_processes", None) or {}).values())
+            # ProcessPoolExecutor has no public way to stop a running task (3.14's terminate_workers): its workers
+            # are killed one by one, as the context it was given recorded them
+            processes = self._started[one_shot].processes()
             for p in processes:
                 with contextlib.suppress(Exception):
                     p.kill()
@@ -263,6 +268,28 @@ class Pool:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.close(kill=exc_type is not None)
+
+
+class _Started:
+    """A multiprocessing context for one executor that notes every worker process it makes, so that a pool can
+    kill its workers through public API alone: the executor makes each worker with its context's `Process`
+    (the process objects are the context's own). They are held weakly: the executor holds those it still runs,
+    and a worker it has let go is forgotten with it."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext):
+        self._make = ctx.Process  # type: ignore[attr-defined]  # every concrete context has one
+        self._made: weakref.WeakSet[multiprocessing.process.BaseProcess] = weakref.WeakSet()
+        self.context = type(ctx)()  # the same kind of context (its state is the module's), with our Process
+        self.context.Process = self._process  # type: ignore[attr-defined]
+
+    def _process(self, *args: Any, **kwargs: Any) -> multiprocessing.process.BaseProcess:
+        process = self._make(*args, **kwargs)
+        self._made.add(process)
+        return process
+
+    def processes(self) -> list[multiprocessing.process.BaseProcess]:
+        """The worker processes the executor holds."""
+        return list(self._made)
 
 
 def _start_server() -> None:
