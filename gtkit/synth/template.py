@@ -218,6 +218,10 @@ class _Drawer:
         klass = f"gtv {cls}".strip()
         return Markup(f'<span class="{escape(klass)}" id="{escape(eid)}">{escape(text)}</span>')
 
+    def value(self, pointer: str) -> Any:
+        """The template's `value(pointer)`: the document's value there, to test or loop over; nothing is drawn."""
+        return self._lookup(pointer)
+
     def box(self, pointer: str, cls: str = "") -> Any:
         from markupsafe import Markup, escape
 
@@ -249,7 +253,7 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
     env = _environment(family)
     drawer = _Drawer(family, expected)
     env.globals.update(v=drawer.v, box=drawer.box, ptr=lambda *t: "".join(join_pointer("", x) for x in t),
-                       value=drawer._lookup)
+                       value=drawer.value)
     try:
         template = env.get_template(html_name)
         context = {**{k: val for k, val in expected.items()}, "doc": expected, "title": title,
