@@ -31,7 +31,6 @@ import contextlib
 import gc
 import os
 import signal
-import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +39,6 @@ from gtkit.errors import GtkitError
 if TYPE_CHECKING:
     import concurrent.futures as cf
     import multiprocessing.context
-    import multiprocessing.process
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 DEFAULT_WORKERS = min(2, _CORES)
@@ -175,7 +173,6 @@ class Pool:
         self.workers = workers
         self._preload = list(preload)
         self._executors: dict[bool, cf.ProcessPoolExecutor] = {}  # one_shot -> executor, made on first use
-        self._started: dict[bool, _Started] = {}  # one_shot -> the processes its executor started
         self._closed = False
 
     @property
@@ -199,9 +196,8 @@ class Pool:
         executor = self._executors.get(one_shot)
         if executor is None:
             self.warm()  # the server starts shielded from Ctrl-C, before any worker needs it
-            started = self._started[one_shot] = _Started(self._context())
             executor = self._executors[one_shot] = cf.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=started.context, initializer=_init_worker,
+                max_workers=self.workers, mp_context=self._context(), initializer=_init_worker,
                 initargs=(one_shot, os.getpid()), max_tasks_per_child=1 if one_shot else None)
         return executor
 
@@ -244,14 +240,12 @@ class Pool:
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers: let them finish (the normal end) or, with `kill`, end them at once."""
         self._closed = True
-        executors, self._executors = list(self._executors.items()), {}
-        for one_shot, executor in executors:
+        executors, self._executors = list(self._executors.values()), {}
+        for executor in executors:
             if not kill:
                 executor.shutdown(wait=True)
                 continue
-            # ProcessPoolExecutor has no public way to stop a running task (3.14's terminate_workers): its workers
-            # are killed one by one, as the context it was given recorded them
-            processes = self._started[one_shot].processes()
+            processes = _running_workers(executor)
             for p in processes:
                 with contextlib.suppress(Exception):
                     p.kill()
@@ -270,26 +264,13 @@ class Pool:
         self.close(kill=exc_type is not None)
 
 
-class _Started:
-    """A multiprocessing context for one executor that notes every worker process it makes, so that a pool can
-    kill its workers through public API alone: the executor makes each worker with its context's `Process`
-    (the process objects are the context's own). They are held weakly: the executor holds those it still runs,
-    and a worker it has let go is forgotten with it."""
-
-    def __init__(self, ctx: multiprocessing.context.BaseContext):
-        self._make = ctx.Process  # type: ignore[attr-defined]  # every concrete context has one
-        self._made: weakref.WeakSet[multiprocessing.process.BaseProcess] = weakref.WeakSet()
-        self.context = type(ctx)()  # the same kind of context (its state is the module's), with our Process
-        self.context.Process = self._process  # type: ignore[attr-defined]
-
-    def _process(self, *args: Any, **kwargs: Any) -> multiprocessing.process.BaseProcess:
-        process = self._make(*args, **kwargs)
-        self._made.add(process)
-        return process
-
-    def processes(self) -> list[multiprocessing.process.BaseProcess]:
-        """The worker processes the executor holds."""
-        return list(self._made)
+def _running_workers(executor: cf.ProcessPoolExecutor) -> list[Any]:
+    """The worker processes `executor` still holds, to kill them. ProcessPoolExecutor has no public way to stop
+    a running task before Python 3.14 (`kill_workers`), so this reads its process table, `_processes`, and
+    nothing else does. (Recording the processes through the executor's `mp_context`
+    instead would also catch a one-shot worker the executor has already let go; killing that one races with
+    the executor replacing it.)"""
+    return list((getattr(executor, "_processes", None) or {}).values())
 
 
 def _start_server() -> None:
