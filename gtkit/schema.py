@@ -84,16 +84,13 @@ class Node:
 
     def errors(self, instance: Any) -> list[tuple[str, str]]:
         """How `instance` fails the schema at this spot (`errors_at`); its validator is compiled once."""
-        if self.source is None:
-            return []
-        if self._validator is None:
+        if self._validator is None and self.source is not None:
             self._validator = compile_validator(self.source)
-        return self._validator(instance)
+        return self._validator(instance) if self.source is not None else []
 
     def accepts_null(self) -> bool:
         """Whether null may stand at this spot (`nullable`); answered once."""
-        if self._nullable is None:
-            self._nullable = not self.errors(None)
+        self._nullable = not self.errors(None) if self._nullable is None else self._nullable
         return self._nullable
 
 
