@@ -172,7 +172,7 @@ class _Drawer:
         self.twice: set[str] = set()
         self.drawn: set[str] = set()  # every pointer drawn (an element's own and its `also`)
 
-    def _lookup(self, pointer: Any) -> Any:
+    def value(self, pointer: Any) -> Any:  # also the template's value(): the document's value there, not drawn
         if not isinstance(pointer, str) or not pointer.startswith("/"):
             raise GtkitError(f"v()/box() take a JSON Pointer such as '/claims/0/amount', got {pointer!r}")
         value = resolve_pointer(self.expected, pointer, default=KeyError)
@@ -194,7 +194,7 @@ class _Drawer:
         if isinstance(also, str) or not all(isinstance(a, str) for a in also):
             raise GtkitError(f"{pointer}: also= takes a list of JSON Pointers, got {also!r}")
         for other in also:
-            value = self._lookup(other)
+            value = self.value(other)
             shown = None if value is None or isinstance(value, (bool, list, dict)) else \
                 " ".join(self.family.display(split_pointer(other)[-1], value).split())
             if shown != text:
@@ -205,7 +205,7 @@ class _Drawer:
     def v(self, pointer: str, cls: str = "", also: Any = ()) -> Any:
         from markupsafe import Markup, escape
 
-        value = self._lookup(pointer)
+        value = self.value(pointer)
         if value is None:
             return Markup("")
         if isinstance(value, bool):
@@ -218,14 +218,10 @@ class _Drawer:
         klass = f"gtv {cls}".strip()
         return Markup(f'<span class="{escape(klass)}" id="{escape(eid)}">{escape(text)}</span>')
 
-    def value(self, pointer: str) -> Any:
-        """The template's `value(pointer)`: the document's value there, to test or loop over; nothing is drawn."""
-        return self._lookup(pointer)
-
     def box(self, pointer: str, cls: str = "") -> Any:
         from markupsafe import Markup, escape
 
-        value = self._lookup(pointer)
+        value = self.value(pointer)
         if value is None:
             assert self.family.template is not None
             if self.family.template.null_checkbox == "na":
