@@ -6,7 +6,7 @@ The library's front door. Each name is loaded on first use, so `import gtkit` co
     degrade_bundle(source, out, recipe=..., seed=...)              a bundle (or dataset) re-captured as a scan
     run_consensus(schema, docs, runs, systems, out)                candidate truth from several systems' outputs
     score_path(gt, pred_dir)                                       a prediction folder scored against the truth
-    check_path(path)                                               every problem of a bundle or a dataset
+    check_path(path)                                               every problem of a bundle or dataset (gtkit check)
     read_bundle(path)                                              a bundle's PDF, schema and ground truth
 
 The verbs are not called `synth`, `degrade`, `consensus` or `check`: those are gtkit's subpackages and module,
@@ -25,7 +25,7 @@ _FRONT_DOOR = {
     "degrade_bundle": ("gtkit.degrade.pipeline", "degrade"),
     "run_consensus": ("gtkit.consensus.run", "run_consensus"),
     "score_path": ("gtkit.scoring.run", "score_path"),
-    "check_path": ("gtkit.check", "check_path"),
+    "check_path": ("gtkit.pipelines", "check_all"),
     "read_bundle": ("gtkit.format.bundle", "read_bundle"),
 }
 __all__ = ["__version__", *_FRONT_DOOR]

@@ -5,19 +5,19 @@ of stopping at the first: the format of gt.json, the recorded hashes, the task
 schema's validity, `expected` against the schema, exactly one field entry per
 leaf, first readings equal to `expected`, pages in range, boxes inside the page, a
 corrections log whose last record of each cell says its value.
-Then the check of the pipeline that made the bundle, from the table `PIPELINE_CHECKS`
-(the synth check re-finds every value in the PDF, for instance): the same answer from the
-library, the CLI or a test, whatever was imported before.
+Then the check of the pipeline that made the bundle, from the table of pipeline checks the caller
+passes (`gtkit.pipelines.CHECKS` holds every pipeline's: the synth check re-finds every value in the
+PDF, for instance). This module imports no pipeline, by name or otherwise: the answer depends only on
+the table given, never on what was imported before.
 """
 
 from __future__ import annotations
 
 import gc
-import importlib
 from collections import Counter
+from functools import partial
 from itertools import repeat
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from typing import Any
@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gtkit.corrections import log_problems, recorded
-from gtkit.errors import GtkitError
+from gtkit.errors import GtkitError, Problem
 from gtkit.format import (
     READABLE_VERSIONS,
     GT_NAME,
@@ -36,7 +36,7 @@ from gtkit.format import (
     GroundTruth,
     iter_bundle_dirs,
 )
-from gtkit.format.decode import FieldRecord, decode_ground_truth, no_gc
+from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.flat import FlatEntries
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
@@ -46,39 +46,18 @@ from gtkit.scoring.normalize import value_key
 from gtkit.pdf import open_pdf
 from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
                           undescribed_key)
-from gtkit.workers import Pool, pool_for
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    pointer: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
-        return f"{where}: {self.message}"
+from gtkit.workers import Pool, Progress, no_gc, pool_for
 
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
 """A pipeline's check gets the bundle with its field entries validated, read through `bundle.field_entries()`
-(records decoded by `gtkit.format.decode`, or models where that reader declined the file; `gt.fields` is empty)."""
+(records decoded by `gtkit.format.decode`, or models where that reader declined the file; `gt.fields` is empty).
+It runs only on a bundle the core check found nothing wrong with."""
 
-PIPELINE_CHECKS: dict[str, str] = {
-    "synth": "gtkit.synth.check:check_synth_bundle",
-    "degrade": "gtkit.degrade.checks:check_degraded",
-    "consensus": "gtkit.consensus.checks:check_consensus_bundle",
-}
-"""provenance.pipeline -> the check that applies, as module:function (imported when a bundle needs it,
-so `import gtkit.check` stays cheap and the core never imports a pipeline at import time)."""
-
-
-def pipeline_check(pipeline: str) -> PipelineCheck | None:
-    target = PIPELINE_CHECKS.get(pipeline)
-    if target is None:
-        return None
-    module, name = target.split(":")
-    return getattr(importlib.import_module(module), name)
+PipelineChecks = Mapping[str, PipelineCheck]
+"""provenance.pipeline -> the check that applies; a bundle of a pipeline not in the table gets the core check
+alone. The caller passes it (every pipeline's: `gtkit.pipelines.CHECKS`); a pool's workers get the functions
+by reference, so they must be module-level."""
 
 
 MAX_FIELD_PROBLEMS = 200
@@ -231,18 +210,19 @@ _PLAIN_TYPES = frozenset(_PLAIN)
 _NO_LEAF = object()
 
 
-def check_bundle(path: Path, *, doc_id: str | None = None) -> list[Problem]:
-    """Every problem of one bundle folder (`doc_id`: what the dataset index calls it).
+def check_bundle(path: Path, checks: PipelineChecks, *, doc_id: str | None = None) -> list[Problem]:
+    """Every problem of one bundle folder: the core check, then its pipeline's from `checks` (`doc_id`: what the
+    dataset index calls it).
 
     The cyclic garbage collector is paused meanwhile: a long truth is hundreds of thousands of objects without
     cycles, which each collection would walk again; a young-generation collection follows."""
     with no_gc():
-        problems = _check_bundle(Path(path), doc_id)
+        problems = _check_bundle(Path(path), checks, doc_id)
     gc.collect(0)
     return problems
 
 
-def _check_bundle(path: Path, doc_id: str | None) -> list[Problem]:
+def _check_bundle(path: Path, checks: PipelineChecks, doc_id: str | None) -> list[Problem]:
     gt_file, schema_file, pdf_file = path / GT_NAME, path / SCHEMA_NAME, path / PDF_NAME
     problems: list[Problem] = []
     for f in (gt_file, schema_file, pdf_file):
@@ -275,7 +255,7 @@ def _check_bundle(path: Path, doc_id: str | None) -> list[Problem]:
     bundle = Bundle(path=path, gt=gt, schema=schema, **_entries_as(fields))
     problems.extend(content_problems(bundle))
 
-    check = pipeline_check(gt.provenance.pipeline)
+    check = checks.get(gt.provenance.pipeline)
     if check is not None and not problems:
         problems.extend(check(bundle))
     return problems
@@ -286,22 +266,19 @@ def _entries_as(fields: list[Any]) -> dict[str, Any]:
     return {"records": fields} if all(isinstance(f, FieldRecord) for f in fields[:1]) else {"raw_fields": fields}
 
 
-def _check_one(where: tuple[str | None, Path]) -> list[Problem]:
+def _check_one(where: tuple[str | None, Path], checks: PipelineChecks) -> list[Problem]:
     doc_id, folder = where
-    return check_bundle(folder, doc_id=doc_id)
+    return check_bundle(folder, checks, doc_id=doc_id)
 
 
-PRELOAD = ("gtkit.check", *(target.split(":")[0] for target in PIPELINE_CHECKS.values()))
-"""What the workers import once, in the fork server: the core check and every pipeline's (by name: nothing here
-imports a pipeline), so no worker pays for them again."""
-
-
-def check_path(path: Path, progress: Callable[[int, int], None] | None = None, *, workers: int = 1,
-               pool: Pool | None = None) -> tuple[int, list[Problem]]:
-    """(number of bundles checked, problems) for a bundle or a whole dataset; `progress(done, total)` per bundle.
+def check_path(path: Path, checks: PipelineChecks, progress: Progress | None = None, *,
+               workers: int = 1, pool: Pool | None = None) -> tuple[int, list[Problem]]:
+    """(number of bundles checked, problems) for a bundle or a whole dataset, each bundle with its pipeline's check
+    from `checks`; `progress(done, total)` per bundle.
 
     The bundles are checked on the `pool` (or one of `workers` made for this call), several at a time;
-    their problems come back in dataset order."""
+    their problems come back in dataset order. A pool made by the caller should preload the checks' modules
+    (`gtkit.pipelines.CHECK_PRELOAD`)."""
     path = Path(path)
     if not path.exists():
         raise GtkitError("not found", path)
@@ -310,12 +287,13 @@ def check_path(path: Path, progress: Callable[[int, int], None] | None = None, *
     except GtkitError as e:
         return 0, [Problem(e.path or str(path / INDEX_NAME), "", e.message)]
     problems: list[Problem] = []
-    with pool_for(pool, workers, preload=PRELOAD) as pool:
-        for done, found in enumerate(pool.map(_check_one, dirs), 1):
+    preload = ("gtkit.check", *dict.fromkeys(check.__module__ for check in checks.values()))  # for a pool made here
+    with pool_for(pool, workers, preload=preload) as pool:
+        for done, found in enumerate(pool.map(partial(_check_one, checks=dict(checks)), dirs), 1):
             problems.extend(found)
             if progress is not None:
                 progress(done, len(dirs))
     return len(dirs), problems
 
 
-__all__ = ["Problem", "check_bundle", "check_path", "PIPELINE_CHECKS", "pipeline_check", "resolve_pointer"]
+__all__ = ["PipelineCheck", "PipelineChecks", "check_bundle", "check_path", "content_problems", "resolve_pointer"]

@@ -21,6 +21,7 @@ from gtkit.degrade import degrade
 from gtkit.errors import GtkitError
 from gtkit.fileio import write_bytes_atomic, write_json_atomic
 from gtkit.format import read_bundle, write_dataset
+from gtkit.pipelines import CHECKS
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, record_arrays
 from gtkit.scoring.report import ScoreReport
@@ -88,7 +89,7 @@ def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, 
         for b in bundles:
             dataset.adopt(b.path.name)
         dataset.write_index()
-        checked, problems = check_path(stage, pool=pool)
+        checked, problems = check_path(stage, CHECKS, pool=pool)
         if problems:
             raise GtkitError(f"demo bundles failed their checks: {problems[0]}", out)
         for b in bundles:

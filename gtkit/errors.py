@@ -1,10 +1,12 @@
-"""The one error type the CLI turns into a one-line message and exit status 2, and notes about what gtkit did
-on the user's behalf (the CLI prints them as `gtkit: note: ...` on stderr)."""
+"""The one error type the CLI turns into a one-line message and exit status 2, the `Problem` a check reports
+(`gtkit check` lists them all), and notes about what gtkit did on the user's behalf (the CLI prints them as
+`gtkit: note: ...` on stderr)."""
 
 from __future__ import annotations
 
 import errno
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
@@ -28,6 +30,20 @@ class GtkitError(Exception):
 class DiskFull(GtkitError):
     """A write refused for want of space (`disk_full`): nothing was written, and the same command may work once
     space is freed (the review server answers 507 rather than 400)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing a check found wrong in a bundle: the file, where in it (a JSON Pointer, or "" for the whole
+    file) and what. The core check (`gtkit.check`) and every pipeline's check report these."""
+
+    file: str
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message}"
 
 
 def note(message: str, path: str | Path | None = None) -> None:

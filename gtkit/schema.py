@@ -75,12 +75,23 @@ class Node:
     whole: dict[str, Any] | None = None  # a leaf whose values are structures (oneOf objects, arrays of arrays):
     # its schema made self-contained, to validate a value as a whole
     source: dict[str, Any] | None = None  # the schema at this spot as written (nullable unions kept), self-contained
-    _validator: Any = field(default=None, repr=False)
-    _nullable: bool | None = field(default=None, repr=False)
+    _validator: Any = field(default=None, repr=False)  # compiled from `source` on first use, by `errors`
+    _nullable: bool | None = field(default=None, repr=False)  # answered on first use, by `accepts_null`
 
     @property
     def description(self) -> str | None:
         return self.schema.get("description")
+
+    def errors(self, instance: Any) -> list[tuple[str, str]]:
+        """How `instance` fails the schema at this spot (`errors_at`); its validator is compiled once."""
+        if self._validator is None and self.source is not None:
+            self._validator = compile_validator(self.source)
+        return self._validator(instance) if self.source is not None else []
+
+    def accepts_null(self) -> bool:
+        """Whether null may stand at this spot (`nullable`); answered once."""
+        self._nullable = not self.errors(None) if self._nullable is None else self._nullable
+        return self._nullable
 
 
 def _types(s: dict[str, Any]) -> set[str]:
@@ -374,19 +385,13 @@ def errors_at(node: Node, instance: Any) -> list[tuple[str, str]]:
     """How `instance` fails the task schema at `node`'s spot (its schema as written, with the root's
     `$defs`), by the validator `gtkit check` uses; pointers relative to the spot. A node the schema does
     not describe (a free-form object's member) accepts anything."""
-    if node.source is None:
-        return []
-    if node._validator is None:
-        node._validator = compile_validator(node.source)
-    return node._validator(instance)
+    return node.errors(instance)
 
 
 def nullable(node: Node) -> bool:
     """Whether the schema lets null stand at `node`'s spot (by the validator, so `anyOf`/`oneOf`, `$ref`,
     `enum` and `const` count)."""
-    if node._nullable is None:
-        node._nullable = not errors_at(node, None)
-    return node._nullable
+    return node.accepts_null()
 
 
 def required(node: Node) -> frozenset[str]:

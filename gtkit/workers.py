@@ -17,6 +17,9 @@ Rules for the work handed over:
 - leaving the pool's `with` block by an exception (Ctrl-C included) kills its workers, so
   nothing is left running; workers ignore SIGINT themselves, the caller handles it.
 
+It also holds what long work shares whether or not it runs in workers: the `Progress` callback's type and
+`no_gc`, the cyclic garbage collector paused.
+
 This module imports nothing from gtkit but `gtkit.errors`, so every layer can use it, and it
 imports `multiprocessing` and `concurrent.futures` only when a pool first starts a process.
 """
@@ -42,12 +45,34 @@ DEFAULT_WORKERS = min(2, _CORES)
 """What the commands that overlap work by default (synth, score) use: the cores this process may run on,
 at most two."""
 
+Progress = Callable[[int, int], None]
+"""How long work reports how far it is: `progress(done, total)`, called in the caller's process (the progress
+bars live in the CLI)."""
+
+KindProgress = Callable[[str, int, int], None]
+"""`progress(kind of work, done, total)`: the same for work of several kinds at once (a build's synth, degrade and
+consensus tasks), one count per kind."""
+
 _IN_WORKER = False
 
 
 def in_worker() -> bool:
     """True inside a pool's worker process (not in a pool running inline)."""
     return _IN_WORKER
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused for the block: for work that builds many small objects and no
+    reference cycles (decoding a large file, a long truth checked or scored, a document's millions of words
+    laid out), where each collection on the way would only walk everything built so far again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _init_worker(one_shot: bool, owner: int) -> None:
@@ -220,8 +245,7 @@ class Pool:
             if not kill:
                 executor.shutdown(wait=True)
                 continue
-            # ProcessPoolExecutor has no public way to stop a running task (3.14's terminate_workers)
-            processes = list((getattr(executor, "_processes", None) or {}).values())
+            processes = _running_workers(executor)
             for p in processes:
                 with contextlib.suppress(Exception):
                     p.kill()
@@ -238,6 +262,15 @@ class Pool:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.close(kill=exc_type is not None)
+
+
+def _running_workers(executor: cf.ProcessPoolExecutor) -> list[Any]:
+    """The worker processes `executor` still holds, to kill them. ProcessPoolExecutor has no public way to stop
+    a running task before Python 3.14 (`kill_workers`), so this reads its process table, `_processes`, and
+    nothing else does. (Recording the processes through the executor's `mp_context`
+    instead would also catch a one-shot worker the executor has already let go; killing that one races with
+    the executor replacing it.)"""
+    return list((getattr(executor, "_processes", None) or {}).values())
 
 
 def _start_server() -> None:
@@ -263,4 +296,5 @@ def pool_for(pool: Pool | None, workers: int, *, preload: Sequence[str] = ()) ->
         yield own
 
 
-__all__ = ["DEFAULT_WORKERS", "Pool", "Task", "in_worker", "pool_for", "run_inline"]
+__all__ = ["DEFAULT_WORKERS", "KindProgress", "Pool", "Progress", "Task", "in_worker", "no_gc", "pool_for",
+           "run_inline"]

@@ -42,11 +42,12 @@ CHECK = """
 import time
 t = time.perf_counter()
 import json, resource, sys
-from gtkit.check import PRELOAD, check_path
+from gtkit.check import check_path
+from gtkit.pipelines import CHECK_PRELOAD, CHECKS
 from gtkit.workers import Pool
 workers = int(sys.argv[2])
-with Pool(workers, preload=PRELOAD) as pool:
-    n, problems = check_path(sys.argv[1], pool=pool)
+with Pool(workers, preload=CHECK_PRELOAD) as pool:
+    n, problems = check_path(sys.argv[1], CHECKS, pool=pool)
     elapsed = time.perf_counter() - t
 assert n >= 1 and not problems, problems[:3]
 rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)

@@ -1,8 +1,8 @@
-"""`gtkit.check` applies each pipeline's own check from a fresh interpreter that imported nothing else, and catches
-a bundle tampered with.
+"""`gtkit.check` applies each pipeline's own check from the table it is given (`gtkit.pipelines.CHECKS`), in a
+fresh interpreter that imported nothing else, and catches a bundle tampered with; it imports no pipeline itself.
 
 A bundle of each pipeline gets one box moved by hand; `check_bundle`, called from a new Python process
-that imports only `gtkit.check`, must report that box (the synth check re-finds the value in the PDF,
+that imports only `gtkit.check` and that table, must report that box (the synth check re-finds the value in the PDF,
 the degrade check compares the box with its quad, the consensus check reads the words under the box).
 Then each bundle (synth in both renderers, without a layout) gets one value changed, one page of its PDF
 changed, or one record dropped, and the check must say so. A degraded page has no text layer and a consensus
@@ -28,7 +28,8 @@ from gtkit.testing.simulate import simulate
 CHECK = """
 import json, sys
 from gtkit.check import check_bundle
-print(json.dumps([[p.pointer, p.message] for p in check_bundle(sys.argv[1])]))
+from gtkit.pipelines import CHECKS
+print(json.dumps([[p.pointer, p.message] for p in check_bundle(sys.argv[1], CHECKS)]))
 """
 
 
@@ -73,6 +74,17 @@ def any_entry(entry: dict) -> bool:
 def by_neighbour(entry: dict) -> bool:
     """Agreed string cells: moving one's box onto another's puts other words under it."""
     return entry["trust"] == "agreed" and isinstance(entry["readings"][0]["value"], str)
+
+
+def test_the_core_check_imports_no_pipeline(bundles):  # type: ignore[no-untyped-def]
+    """Given no pipeline checks, `gtkit.check` checks a bundle of each pipeline without importing any pipeline."""
+    code = ("import sys\nfrom gtkit.check import check_bundle\n"
+            "problems = [check_bundle(folder, {}) for folder in sys.argv[1:]]\n"
+            "print([m for m in sys.modules if m.split('.')[:2] in (['gtkit', 'synth'], ['gtkit', 'degrade'], "
+            "['gtkit', 'consensus'], ['gtkit', 'pipelines'])] or problems)")
+    out = subprocess.run([sys.executable, "-c", code, *map(str, bundles.values())], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == str([[]] * len(bundles))
 
 
 @pytest.mark.parametrize("pipeline", ["synth", "degrade", "consensus"])
@@ -129,10 +141,11 @@ def test_a_tampered_bundle_is_caught(bundles, pipeline, tamper, tmp_path):  # ty
     import shutil
 
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = tmp_path / pipeline
     shutil.copytree(bundles[pipeline], folder)
-    assert check_bundle(folder) == []
+    assert check_bundle(folder, CHECKS) == []
     both = pipeline.startswith("synth")
     gt = json.loads((folder / "gt.json").read_text())
     if tamper == "page":
@@ -140,7 +153,7 @@ def test_a_tampered_bundle_is_caught(bundles, pipeline, tamper, tmp_path):  # ty
     else:
         (change_value if tamper == "value" else drop_record)(gt, both=both)
         (folder / "gt.json").write_text(json.dumps(gt))
-    problems = [str(p) for p in check_bundle(folder)]
+    problems = [str(p) for p in check_bundle(folder, CHECKS)]
     assert problems, f"{tamper} tampering went unnoticed"
     if tamper == "page":
         assert any("/document/sha256: does not match document.pdf" in p for p in problems), problems
@@ -153,6 +166,7 @@ def test_a_changed_value_in_the_pdf_is_named(bundles, tmp_path):  # type: ignore
     import shutil
 
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = tmp_path / "b"
     shutil.copytree(bundles["synth-table"], folder)
@@ -161,7 +175,7 @@ def test_a_changed_value_in_the_pdf_is_named(bundles, tmp_path):  # type: ignore
     entry = next(f for f in gt["fields"] if f["path"] == "/properties/40/holder")
     entry["readings"][0]["value"] += "X"
     (folder / "gt.json").write_text(json.dumps(gt))
-    problems = check_bundle(folder)
+    problems = check_bundle(folder, CHECKS)
     assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
     assert "not found" in problems[0].message
 
@@ -194,6 +208,7 @@ def test_the_check_takes_field_entries_in_any_order(bundles, shuffled, tmp_path)
     import shutil
 
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = tmp_path / "b"
     shutil.copytree(bundles["synth-table"], folder)
@@ -201,20 +216,20 @@ def test_the_check_takes_field_entries_in_any_order(bundles, shuffled, tmp_path)
     if shuffled:
         random.Random(7).shuffle(gt["fields"])
     (folder / "gt.json").write_text(json.dumps(gt))
-    assert check_bundle(folder) == []
+    assert check_bundle(folder, CHECKS) == []
 
     i, entry = next((i, f) for i, f in enumerate(gt["fields"]) if f["path"] == "/properties/40/holder")
     box = entry["readings"][0]["evidence"][0]["box"]
     entry["readings"][0]["evidence"][0]["box"] = [box[0] + 0.01, box[1], box[2] + 0.01, box[3]]
     (folder / "gt.json").write_text(json.dumps(gt))
-    assert [(p.pointer, p.message.split(" (")[0]) for p in check_bundle(folder)] == [
+    assert [(p.pointer, p.message.split(" (")[0]) for p in check_bundle(folder, CHECKS)] == [
         (f"/fields/{i}", "evidence of /properties/40/holder differs from what the PDF shows")]
 
     entry["readings"][0]["evidence"][0]["box"] = box
     gt["expected"]["properties"][40]["holder"] += "X"
     entry["readings"][0]["value"] += "X"
     (folder / "gt.json").write_text(json.dumps(gt))
-    problems = check_bundle(folder)
+    problems = check_bundle(folder, CHECKS)
     assert problems and problems[0].pointer == "/expected/properties/40/holder", problems
 
 
@@ -224,6 +239,7 @@ def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # typ
     import shutil
 
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = tmp_path / "b"
     shutil.copytree(bundles["synth-table"], folder)
@@ -236,7 +252,7 @@ def test_quotes_shifted_between_neighbours_are_caught(bundles, tmp_path):  # typ
     *head, last = first["quote"].split(" ")
     first["quote"], second["quote"] = " ".join(head), f"{last} {second['quote']}"
     (folder / "gt.json").write_text(json.dumps(gt))
-    assert [p.pointer for p in check_bundle(folder)] == [f"/fields/{i}", f"/fields/{j}"]
+    assert [p.pointer for p in check_bundle(folder, CHECKS)] == [f"/fields/{i}", f"/fields/{j}"]
 
 
 @pytest.mark.parametrize("alternates", [False, True])
@@ -246,6 +262,7 @@ def test_a_degraded_box_without_its_quad_is_named(bundles, alternates, tmp_path)
     import shutil
 
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = tmp_path / "b"
     shutil.copytree(bundles["degrade"], folder)
@@ -258,5 +275,5 @@ def test_a_degraded_box_without_its_quad_is_named(bundles, alternates, tmp_path)
                                   "evidence": first["readings"][0]["evidence"]})
     gt["fields"][i]["readings"][0]["evidence"][0]["quad"] = None
     (folder / "gt.json").write_text(json.dumps(gt))
-    assert [(p.pointer, p.message) for p in check_bundle(folder)] == [
+    assert [(p.pointer, p.message) for p in check_bundle(folder, CHECKS)] == [
         (f"/fields/{i}/readings/0/evidence/0/quad", "a degraded box needs its quad")]

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gtkit.check import check_path
+from gtkit.pipelines import CHECKS
 from gtkit.consensus.adjudicate import adjudicate
 from gtkit.consensus.run import run_consensus
 from gtkit.consensus.votes import type_problem
@@ -59,7 +60,7 @@ def consensus_and_check(root: Path, schema: dict[str, Any], families: dict[str, 
     ws = write_workspace(root, schema, families, runs, pdf)
     rep = run_consensus(ws["schema"], ws["docs"], ws["runs"], ws["systems"], ws["out"], do_rescore=rescore)
     withheld = {d["doc"] for d in rep["left_out"]["documents"]}
-    n, problems = check_path(ws["out"])
+    n, problems = check_path(ws["out"], CHECKS)
     assert problems == [], [str(p) for p in problems[:5]]
     assert n == len(runs) - len(withheld)
     written = {json.loads(x)["doc_id"] for x in (ws["out"] / "dataset.jsonl").read_text().splitlines()}
@@ -267,7 +268,7 @@ def test_withheld_records_are_adjudicated_like_extra_records(pdf: Path, tmp_path
     gt = json.loads((out / "bs-1" / "gt.json").read_text())
     assert gt["expected"]["current_assets"][-1] == {**row, "currency": None}
     assert "units" not in gt["expected"]
-    assert check_path(out)[1] == []
+    assert check_path(out, CHECKS)[1] == []
 
 
 def test_votes_are_judged_by_the_validator_of_check() -> None:

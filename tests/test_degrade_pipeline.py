@@ -12,6 +12,7 @@ import pymupdf
 import pytest
 
 from gtkit.check import check_bundle
+from gtkit.pipelines import CHECKS
 from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.degrade.boxes import COORD_DECIMALS
@@ -43,7 +44,7 @@ STORED = 0.5 * 10.0**-COORD_DECIMALS + 1e-12
 
 def test_degraded_bundle_shape(clean, fax):  # type: ignore[no-untyped-def]
     parent, child = read_bundle(clean), read_bundle(fax)
-    assert check_bundle(fax) == []
+    assert check_bundle(fax, CHECKS) == []
     with pymupdf.open(clean / "document.pdf") as a, pymupdf.open(fax / "document.pdf") as b:
         assert a.page_count == b.page_count == 3
         for pa, pb in zip(a, b, strict=True):
@@ -96,7 +97,7 @@ def test_check_catches_a_box_that_left_its_quad(fax, tmp_path):  # type: ignore[
     ev["box"] = [ev["box"][0], ev["box"][1], min(ev["box"][2] + 0.01, 1.0), ev["box"][3]]
     data["tags"]["perception"] = []
     (bad / "gt.json").write_text(json.dumps(data))
-    messages = [p.message for p in check_bundle(bad)]
+    messages = [p.message for p in check_bundle(bad, CHECKS)]
     assert any("axis-aligned box around its quad" in m for m in messages)
     assert any("P1" in m for m in messages)
 
@@ -164,7 +165,7 @@ def test_color_and_jpeg_recipes_are_deterministic_and_valid(clean, tmp_path, rec
     degrade(clean, a, recipe=recipe, seed=3, dpi=100)
     degrade(clean, b, recipe=recipe, seed=3, dpi=100)
     assert _hashes(a) == _hashes(b)
-    assert check_bundle(a) == []
+    assert check_bundle(a, CHECKS) == []
     with pymupdf.open(a / "document.pdf") as d:
         pix = d[0].get_pixmap(dpi=50)
         assert pix.width > 0 and d[0].get_text() == ""
@@ -183,8 +184,9 @@ def test_dataset_in_dataset_out(clean, tmp_path):  # type: ignore[no-untyped-def
     assert [x["doc_id"] for x in lines] == ["small-dust-s1", "inv-1-dust-s1"]
     assert all(x["pipeline"] == "degrade" and "P1" in x["tags"]["perception"] for x in lines)
     from gtkit.check import check_path
+    from gtkit.pipelines import CHECKS
 
-    assert check_path(out) == (2, [])
+    assert check_path(out, CHECKS) == (2, [])
     # replaying the dataset record reproduces it
     again = tmp_path / "ds-again"
     degrade(ds, again, replay=out)
@@ -250,7 +252,7 @@ def test_bad_input_is_refused(clean, fax, tmp_path, capsys):  # type: ignore[no-
     out.rmdir()
     assert main_exit([*base, "--recipe", "fax"]) == 0
     assert main_exit([*base, "--recipe", "clean_scan", "--force"]) == 0
-    assert check_bundle(out) == [] and "clean_scan" in (out / "gt.json").read_text()
+    assert check_bundle(out, CHECKS) == [] and "clean_scan" in (out / "gt.json").read_text()
 
 
 def _with_pdf(tmp_path: Path, name: str, pdf: bytes) -> Path:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gtkit.check import check_bundle
+from gtkit.pipelines import CHECKS
 from gtkit.degrade import degrade
 from gtkit.degrade.fit import MAX_ATTEMPTS, fitting_geometry
 from gtkit.errors import GtkitError
@@ -37,7 +38,7 @@ def test_strong_geometry_keeps_every_value_on_its_page(clean, tmp_path):  # type
     for seed in range(3):
         out = tmp_path / f"s{seed}"
         degrade(clean, out, recipe=recipe, seed=seed, dpi=100)
-        assert check_bundle(out) == []
+        assert check_bundle(out, CHECKS) == []
         gt = json.loads((out / "gt.json").read_text())
         parent = json.loads((clean / "gt.json").read_text())
         for f, pf in zip(gt["fields"], parent["fields"]):
@@ -82,7 +83,7 @@ def test_check_fails_a_quad_that_leaves_the_page(clean, tmp_path):  # type: igno
     ev = next(e for f in data["fields"] for e in f["readings"][0]["evidence"] if e.get("quad"))
     ev["quad"][1][0] = 1.02
     (out / "gt.json").write_text(json.dumps(data))
-    assert any("leaves the page" in p.message for p in check_bundle(out))
+    assert any("leaves the page" in p.message for p in check_bundle(out, CHECKS))
 
 
 def test_nan_parameters_and_singular_homographies_are_one_line(clean, tmp_path):  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ def test_importing_gtkit_loads_no_pipeline() -> None:
 @pytest.mark.parametrize(("name", "module", "attribute"), [
     ("synthesize", "gtkit.synth.pipeline", "synth"), ("degrade_bundle", "gtkit.degrade.pipeline", "degrade"),
     ("run_consensus", "gtkit.consensus.run", "run_consensus"), ("score_path", "gtkit.scoring.run", "score_path"),
-    ("check_path", "gtkit.check", "check_path"), ("read_bundle", "gtkit.format.bundle", "read_bundle")])
+    ("check_path", "gtkit.pipelines", "check_all"), ("read_bundle", "gtkit.format.bundle", "read_bundle")])
 def test_each_verb_is_the_function_that_does_the_work(name: str, module: str, attribute: str) -> None:
     import importlib
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gtkit.check import check_path
+from gtkit.pipelines import CHECKS
 from gtkit.cli import main
 from gtkit.format import read_bundle
 
@@ -54,7 +55,7 @@ def _fields(folder: Path) -> dict:
 
 
 def _problems(path: Path) -> list[str]:
-    return [str(p) for p in check_path(path, workers=1)[1]]
+    return [str(p) for p in check_path(path, CHECKS, workers=1)[1]]
 
 
 def _write(path: Path, *lines: dict) -> Path:

@@ -14,6 +14,7 @@ from gtkit.check import check_path
 from gtkit.cli import main
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle, read_index
+from gtkit.pipelines import CHECKS
 from gtkit.synth.family import family_names, get_family
 from gtkit.synth.layout import plan_document
 from gtkit.synth.pipeline import synth
@@ -200,7 +201,7 @@ def test_six_line_address_and_wrapping_value(tmp_path):
     assert ev["/creditors/2/country"][0].quote == "CANADA"
     assert ev["/creditors/2/address_1"] == []
     assert bundle.gt.provenance.parameters["records"] == 3
-    assert check_path(tmp_path / "b") == (1, [])
+    assert check_path(tmp_path / "b", CHECKS) == (1, [])
 
 
 def test_data_csv_good_and_bad(tmp_path):
@@ -255,7 +256,7 @@ def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
 def test_bundle_passes_check_and_scores_one_against_itself(bundles, fam):
     from gtkit.scoring.engine import score_prediction
 
-    assert check_path(bundles[fam]) == (1, [])
+    assert check_path(bundles[fam], CHECKS) == (1, [])
     bundle = read_bundle(bundles[fam])
     citations = {f.path: [{"page": e.page, "box": list(e.box)} for e in f.readings[0].evidence[:1]]
                  for f in bundle.gt.fields if f.readings[0].evidence}
@@ -275,7 +276,7 @@ def test_check_catches_a_moved_box(bundles, tmp_path):
     ev = entry["readings"][0]["evidence"][0]
     ev["words"][0][0] = round(ev["words"][0][0] + 0.01, 6)
     (dst / "gt.json").write_text(json.dumps(gt))
-    n, problems = check_path(dst)
+    n, problems = check_path(dst, CHECKS)
     assert n == 1 and problems
     assert any("/properties/3/holder" in p.message for p in problems)
 
@@ -288,7 +289,7 @@ def test_dataset_of_bundles(tmp_path):
     gts = [read_bundle(tmp_path / "ds" / e.path).gt for e in entries]
     assert gts[0].provenance.seed != gts[1].provenance.seed
     assert gts[0].expected != gts[1].expected
-    assert check_path(tmp_path / "ds") == (2, [])
+    assert check_path(tmp_path / "ds", CHECKS) == (2, [])
 
 
 def test_overlap_detection():

@@ -20,6 +20,7 @@ from gtkit.check import check_bundle, check_path
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
 from gtkit.paths import FAMILIES_DIR
+from gtkit.pipelines import CHECKS
 from gtkit.synth.family import get_family
 from gtkit.synth.layout import plan_document
 from gtkit.synth.pipeline import synth
@@ -206,8 +207,8 @@ def test_no_column_ends_early(registry, bundle_dir):
 def test_bundle_passes_check_and_scores_one(registry, bundle_dir):
     from gtkit.scoring.engine import score_prediction
 
-    assert check_bundle(bundle_dir) == []
-    assert check_path(bundle_dir) == (1, [])
+    assert check_bundle(bundle_dir, CHECKS) == []
+    assert check_path(bundle_dir, CHECKS) == (1, [])
     bundle = read_bundle(bundle_dir)
     citations = {f.path: [{"page": e.page, "box": list(e.box)} for e in f.readings[0].evidence[:1]]
                  for f in bundle.gt.fields if f.readings[0].evidence}
@@ -222,7 +223,7 @@ def test_check_catches_a_wrong_split_count(registry, bundle_dir, tmp_path):
     gt = json.loads((dst / "gt.json").read_text())
     gt["provenance"]["parameters"]["split_records"] += 1
     (dst / "gt.json").write_text(json.dumps(gt))
-    problems = check_bundle(dst)
+    problems = check_bundle(dst, CHECKS)
     assert problems and any("split" in p.message for p in problems)
 
 

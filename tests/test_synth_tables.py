@@ -342,21 +342,22 @@ def _no_verify(monkeypatch) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("tamper", ["box", "value", "record"])
 def test_check_of_a_table_family_catches_tampering(bundles, fam, tamper, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
     from test_check_pipelines import change_value, drop_record, move_box
 
     (_no_layout if fam == "holdings_13f" else _no_verify)(monkeypatch)  # two-level header / split rows, rotated
     folder = tmp_path / fam
     shutil.copytree(bundles[fam], folder)
-    assert check_bundle(folder) == []
+    assert check_bundle(folder, CHECKS) == []
     if tamper == "box":
         moved = move_box(folder / "gt.json", lambda e: e["path"].count("/") == 3)
-        problems = check_bundle(folder)
+        problems = check_bundle(folder, CHECKS)
         assert problems and all(moved.startswith(p.pointer + "/") for p in problems), problems
         return
     gt = json.loads((folder / "gt.json").read_text())
     (change_value if tamper == "value" else drop_record)(gt, both=True)
     (folder / "gt.json").write_text(json.dumps(gt))
-    problems = [str(p) for p in check_bundle(folder)]
+    problems = [str(p) for p in check_bundle(folder, CHECKS)]
     assert problems, f"{tamper} tampering went unnoticed"
     said = ("unexpected text" if tamper == "record" else "not found", "pages, the layout made")
     assert any(s in p for p in problems for s in said), problems
@@ -365,21 +366,23 @@ def test_check_of_a_table_family_catches_tampering(bundles, fam, tamper, tmp_pat
 def test_check_reads_the_group_titles(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """The layout-free check expects the header's group titles on every page: one the PDF does not show is named."""
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
 
     folder = copy_family(tmp_path, monkeypatch, "holdings_13f", "h13_groups")
     assert run_synth("h13_groups", 12, tmp_path / "b") == 0
     _no_layout(monkeypatch)
-    assert check_bundle(tmp_path / "b") == []
+    assert check_bundle(tmp_path / "b", CHECKS) == []
     toml = (folder / "layout.toml").read_text()
     (folder / "layout.toml").write_text(toml.replace('title = "COLUMN 2"', 'title = "COLUMN TWO"', 1))
     family_mod._cached.cache_clear()
-    problems = [str(p) for p in check_bundle(tmp_path / "b")]
+    problems = [str(p) for p in check_bundle(tmp_path / "b", CHECKS)]
     assert any("chrome text 'COLUMN TWO' not found" in p for p in problems), problems
 
 
 def test_check_of_a_rotated_family_without_split_rows(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """/Rotate 90 and no split rows: the layout-free check maps the words to the page as viewed, as synth does."""
     from gtkit.check import check_bundle
+    from gtkit.pipelines import CHECKS
     from test_check_pipelines import move_box
 
     folder = copy_family(tmp_path, monkeypatch, "adverse_events", "ae_whole")
@@ -390,9 +393,9 @@ def test_check_of_a_rotated_family_without_split_rows(tmp_path, monkeypatch):  #
     with pymupdf.open(out / "document.pdf") as doc:
         assert {p.rotation for p in doc} == {90} and doc.page_count > 1
     _no_layout(monkeypatch)
-    assert check_bundle(out) == []
+    assert check_bundle(out, CHECKS) == []
     moved = move_box(out / "gt.json", lambda e: e["path"].count("/") == 3)
-    problems = check_bundle(out)
+    problems = check_bundle(out, CHECKS)
     assert problems and all(moved.startswith(p.pointer + "/") for p in problems), problems
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,13 +33,12 @@ from gtkit.builder.plan import (
 from gtkit.claim import claim
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, dumps_json, write_bytes_atomic
-from gtkit.workers import DEFAULT_WORKERS
+from gtkit.workers import DEFAULT_WORKERS, KindProgress
 
 PLAN_NAME = "build-plan.json"
 CONNECT_TIMEOUT_S = 3
 EXECUTORS = ("local", "dask")
 
-Progress = Callable[[str, int, int], None]  # (kind of work, done, total)
 
 
 @dataclass
@@ -56,7 +54,7 @@ class BuildReport:
 class _Counts:
     """Tasks done per kind, reported through `progress(kind, done, total)`."""
 
-    def __init__(self, tasks: list[BuildTask], todo: list[BuildTask], progress: Progress | None):
+    def __init__(self, tasks: list[BuildTask], todo: list[BuildTask], progress: KindProgress | None):
         self.total = {k: sum(t.kind == k for t in tasks) for k in KINDS}
         self.done = {k: self.total[k] - sum(t.kind == k for t in todo) for k in KINDS}
         self.present = dict(self.done)
@@ -191,7 +189,7 @@ def _run_local(todo: list[BuildTask], out: Path, workers: int, counts: _Counts) 
 
 
 def build(plan_path: Path, out: Path, *, workers: int = DEFAULT_WORKERS, executor: str = "local",
-          scheduler: str | None = None, force: bool = False, progress: Progress | None = None) -> BuildReport:
+          scheduler: str | None = None, force: bool = False, progress: KindProgress | None = None) -> BuildReport:
     """Build (or finish building) the dataset `out` from the plan at `plan_path`; see the module docstring.
 
     Every input problem is reported before anything is written: the plan, its families, recipes and
@@ -220,7 +218,7 @@ def build(plan_path: Path, out: Path, *, workers: int = DEFAULT_WORKERS, executo
 
 
 def _build_claimed(expanded: Expanded, out: Path, *, force: bool, workers: int, client: Any,
-                   progress: Progress | None) -> BuildReport:
+                   progress: KindProgress | None) -> BuildReport:
     """The build itself, once `out` is this command's."""
     _open_output(out, expanded, force=force)
     _remove_leftovers(out)

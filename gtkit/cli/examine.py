@@ -19,10 +19,11 @@ def check(
                                 "problems are printed in dataset order whatever the number)."),
 ) -> None:
     """Validate bundles: format, hashes, schema, one entry per leaf, pages and boxes in range."""
-    from gtkit.check import PRELOAD, check_path
+    from gtkit.check import check_path
+    from gtkit.pipelines import CHECK_PRELOAD, CHECKS
 
-    with Pool(workers, preload=PRELOAD) as pool, progress_bar("check") as progress:
-        checked, problems = check_path(path, progress, pool=pool)
+    with Pool(workers, preload=CHECK_PRELOAD) as pool, progress_bar("check") as progress:
+        checked, problems = check_path(path, CHECKS, progress, pool=pool)
     for problem in problems:
         typer.echo(str(problem))
     if problems:

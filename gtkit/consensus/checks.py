@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gtkit.check import Problem
+from gtkit.errors import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.scoring.normalize import comparator_key, value_key
 

@@ -28,7 +28,6 @@ import numpy as np
 
 from gtkit.errors import GtkitError
 
-PINNED = "2.0.8"
 INSTALL_HINT = "pip install 'gtkit[albumentations]' (albumentations 2.0.8, MIT)"
 
 

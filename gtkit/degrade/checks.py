@@ -7,9 +7,9 @@ from operator import attrgetter, is_not
 
 import numpy as np
 
-from gtkit.check import Problem
 from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.degrade.fit import EDGE_TOL
+from gtkit.errors import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 
 TOLERANCE = 1e-9

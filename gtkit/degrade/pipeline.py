@@ -13,7 +13,7 @@ pure function of the parent page and its plan, so output bytes do not depend on 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,14 +45,11 @@ from gtkit.degrade.legibility import check_legible
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 from gtkit.typed import parse
-from gtkit.workers import Pool, in_worker, pool_for
+from gtkit.workers import Pool, Progress, in_worker, pool_for
 
 DEFAULT_DPI = 200
 PERCEPTION_TAG = "P1"
 PARAMETERS_VERSION = 1
-
-Progress = Callable[[int, int], None]
-
 
 # --- planning (the only place that draws) --------------------------------------------------------------------------
 

@@ -25,14 +25,20 @@ allowed range.
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    model_validator,
+)
 
-from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, FloatRange, IntRange, Params, Stage, draw
+from gtkit.degrade.params import FloatRange, IntRange, Params, draw
+from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, Stage
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_toml
 from gtkit.paths import RECIPES_DIR, RECIPES_ENV, search_path

@@ -14,10 +14,19 @@ from functools import cache
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, Field, StrictBool, ValidationInfo, create_model, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictBool,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
+from gtkit.degrade.params import Finite
 from gtkit.degrade.recipe import Recipe
-from gtkit.degrade.stages import STAGES, Finite
+from gtkit.degrade.stages import STAGES
 from gtkit.format import GroundTruth, ParentRef
 from gtkit.typed import Strict, error_at
 

@@ -8,14 +8,13 @@ string with a lone surrogate, a `gtkit.gt/1` file): then `decode_ground_truth` a
 reads the file the careful way, which accepts it or names the file and the JSON Pointer of the first problem.
 
 Decoding into records rather than into dicts and lists costs about a third of the time and memory: the cost of
-reading a 50 MB gt.json is building its Python objects, and a record holds its fields without a dict.
+reading a 50 MB gt.json is building its Python objects, and a record holds its fields without a dict. The cyclic
+collector is paused meanwhile (`gtkit.workers.no_gc`): those objects hold no cycles, and each collection on the
+way would walk everything built so far (half the decoding time).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import msgspec
@@ -23,6 +22,7 @@ from msgspec import Meta, Struct
 
 from gtkit.format.models import FORMAT_VERSION, Leniency, Trust
 from gtkit.textfile import MAX_JSON_DEPTH, json_depth
+from gtkit.workers import no_gc
 
 MAX_VALUE_DEPTH = 255
 """The deepest reading value the models accept (pydantic's recursion guard): a scalar or an empty list is depth 1,
@@ -105,19 +105,6 @@ def _deeper(value: Any, depth: int) -> bool:
     if depth <= 1:
         return depth < 1 or len(items) > 0
     return any(_deeper(v, depth - 1) for v in items)
-
-
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """The cyclic collector paused while a large file is decoded: the objects being built hold no cycles, and
-    each collection it would run on the way walks everything built so far (half the decoding time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def decode_ground_truth(raw: bytes) -> tuple[dict[str, Any], list[FieldRecord]] | None:

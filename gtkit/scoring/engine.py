@@ -79,7 +79,7 @@ class DocumentScore:
     detail: str | None = None  # the reason a prediction could not be used, naming its file
     parent: str | None = None  # a degraded document's parent doc id, and the recipe (for the paired measurement)
     recipe: str | None = None
-    cells: list[dict[str, Any]] | None = None  # with explain: one line per cell (see `explain_cell`)
+    cells: list[dict[str, Any]] | None = None  # with explain: one line per cell (`_DocumentScorer.note`, see `gtkit.explain`)
 
     def to_dict(self) -> dict[str, Any]:
         return {

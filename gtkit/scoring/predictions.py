@@ -20,9 +20,10 @@ import msgspec
 from pydantic import AfterValidator, BeforeValidator, Field, RootModel, ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.format.decode import NOT_DECODED, decode_json, no_gc
+from gtkit.format.decode import NOT_DECODED, decode_json
 from gtkit.textfile import parse_json
 from gtkit.typed import Strict, validation_message
+from gtkit.workers import no_gc
 
 CITATIONS_SUFFIX = ".citations.json"
 MISSING, NOT_JSON, NOT_OBJECT, CITATIONS_INVALID = "missing", "not JSON", "not an object", "citations invalid"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from gtkit.check import Problem
+from gtkit.errors import Problem
 from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle

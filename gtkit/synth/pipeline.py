@@ -14,9 +14,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +39,7 @@ from gtkit.synth.layout import plan_document
 from gtkit.synth.tags import measured_tags
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
-from gtkit.workers import DEFAULT_WORKERS, Pool, pool_for, run_inline
+from gtkit.workers import DEFAULT_WORKERS, Pool, Progress, no_gc, pool_for, run_inline
 
 MAX_RECORDS = 2_000_000
 MAX_DOCS = 10_000
@@ -65,8 +62,6 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
 
 BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and reading half its pages go to workers
 PRELOAD = ("gtkit.synth.pipeline",)  # what the workers import once, in the fork server
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -106,18 +101,6 @@ def _numeric_problems(fields: list[dict[str, Any]]) -> list[SynthProblem]:
     arr = np.asarray(boxes, dtype=float)
     bad = ((arr < 0) | (arr > 1)).any(axis=1) | (arr[:, 0] >= arr[:, 2]) | (arr[:, 1] >= arr[:, 3])
     return [SynthProblem(owners[i], f"box {boxes[i]} is not a valid normalized box") for i in np.nonzero(bad)[0][:10]]
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Millions of small lists and dicts and no reference cycles: the cyclic collector only costs time."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _fail(problems: list[SynthProblem], doc_id: str) -> GtkitError:
@@ -300,7 +283,7 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
         base_params["data"] = {"file": Path(data).name, "sha256": sha256_file(Path(data))}
     big = n >= BACKGROUND_MIN_RECORDS or (docs or 1) > 1
     steps = Steps(progress if big else None)
-    with _no_gc(), pool_for(pool, workers, preload=PRELOAD) as pool:
+    with no_gc(), pool_for(pool, workers, preload=PRELOAD) as pool:
         if n >= BACKGROUND_MIN_RECORDS:
             pool.warm()  # the workers' server starts while the records are made and laid out
         if docs is None:
@@ -333,7 +316,7 @@ def synth(family_name: str, *, out: Path, seed: int = 0, records: int | None = N
 def render_only(family_name: str, *, records: int, seed: int = 0) -> bytes:
     """The floor of the benchmark: generate and render the same document, no read-back, checks or gt."""
     family = get_family(family_name)
-    with _no_gc():
+    with no_gc():  # millions of small lists and dicts and no reference cycles
         expected = generate_expected(family, records, seed)
         if family.renderer == "template":  # the same template rendered by weasyprint alone
             from gtkit.synth.template import render_template

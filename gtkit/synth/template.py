@@ -172,7 +172,7 @@ class _Drawer:
         self.twice: set[str] = set()
         self.drawn: set[str] = set()  # every pointer drawn (an element's own and its `also`)
 
-    def _lookup(self, pointer: Any) -> Any:
+    def value(self, pointer: Any) -> Any:  # also the template's value(): the document's value there, not drawn
         if not isinstance(pointer, str) or not pointer.startswith("/"):
             raise GtkitError(f"v()/box() take a JSON Pointer such as '/claims/0/amount', got {pointer!r}")
         value = resolve_pointer(self.expected, pointer, default=KeyError)
@@ -194,7 +194,7 @@ class _Drawer:
         if isinstance(also, str) or not all(isinstance(a, str) for a in also):
             raise GtkitError(f"{pointer}: also= takes a list of JSON Pointers, got {also!r}")
         for other in also:
-            value = self._lookup(other)
+            value = self.value(other)
             shown = None if value is None or isinstance(value, (bool, list, dict)) else \
                 " ".join(self.family.display(split_pointer(other)[-1], value).split())
             if shown != text:
@@ -205,7 +205,7 @@ class _Drawer:
     def v(self, pointer: str, cls: str = "", also: Any = ()) -> Any:
         from markupsafe import Markup, escape
 
-        value = self._lookup(pointer)
+        value = self.value(pointer)
         if value is None:
             return Markup("")
         if isinstance(value, bool):
@@ -221,7 +221,7 @@ class _Drawer:
     def box(self, pointer: str, cls: str = "") -> Any:
         from markupsafe import Markup, escape
 
-        value = self._lookup(pointer)
+        value = self.value(pointer)
         if value is None:
             assert self.family.template is not None
             if self.family.template.null_checkbox == "na":
@@ -249,7 +249,7 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
     env = _environment(family)
     drawer = _Drawer(family, expected)
     env.globals.update(v=drawer.v, box=drawer.box, ptr=lambda *t: "".join(join_pointer("", x) for x in t),
-                       value=drawer._lookup)
+                       value=drawer.value)
     try:
         template = env.get_template(html_name)
         context = {**{k: val for k, val in expected.items()}, "doc": expected, "title": title,

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.check import Problem
+from gtkit.errors import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.format.flat import FlatEntries

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.check import check_path
+from gtkit.consensus.checks import check_consensus_bundle
 from gtkit.format import read_bundles
 from gtkit.scoring.normalize import comparator_key
 from gtkit.testing.simulate_strict import COMPARATORS, StrictTruth, truth_cells
@@ -45,7 +46,7 @@ def evaluate_strict(truth: StrictTruth, out: Path) -> dict[str, Any]:
     report = json.loads((out / "report.json").read_text())
     queue = [json.loads(x) for x in (out / "queue.jsonl").read_text().splitlines() if x.strip()]
     left = report.get("left_out") or {}
-    n_checked, problems = check_path(out)
+    n_checked, problems = check_path(out, {"consensus": check_consensus_bundle})
     failing: dict[str, str] = {}
     for p in problems:      # by bundle folder (a problem of the dataset's index counts under its file name)
         where = Path(p.file).resolve()

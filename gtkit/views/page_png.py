@@ -1,5 +1,5 @@
 """Draw boxes over a rendered page, as a PNG: a page's ground-truth evidence (`gtkit show`), and any set of
-marks (the HTML views of `gtkit.html`).
+marks (the HTML views: `gtkit.html_pages`, for `gtkit.show_html` and `gtkit.report_html`).
 
 A `Mark` is one box (or quad) to draw, in page-normalized coordinates with the origin top-left: plain data,
 so that pages can be drawn in worker processes from the PDF's path and their marks alone.
