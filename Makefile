@@ -9,7 +9,7 @@ EB_BASE_PYTHON ?= /root/.pyenv/versions/3.12.1/bin/python
 EB_VENV := .venv-eb312
 EB_STAMP := $(EB_VENV)/.installed-$(shell sha256sum scripts/extractbench-constraints.txt | cut -c1-12)
 
-.PHONY: demo test install wheel-test extractbench
+.PHONY: demo test install wheel-test extractbench lint
 
 install: $(STAMP)
 
@@ -24,6 +24,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	GTKIT_EXTRACTBENCH_PYTHON=$(CURDIR)/$(EB_VENV)/bin/python $(VENV)/bin/python -m pytest
+
+# ruff and mypy, as configured in pyproject.toml (CI runs it).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check gtkit tests scripts
+	$(VENV)/bin/mypy
 
 # The interpreter the differential test runs ExtractBench with (the test is skipped without it).
 extractbench: $(EB_STAMP)
