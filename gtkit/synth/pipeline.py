@@ -240,7 +240,8 @@ def _build_template_document(family: Family, expected: dict[str, Any], *, doc_id
                              parameters: dict[str, Any], bundle: BundleWriter, steps: Steps) -> Built:
     """Renderer template: render the jinja2 template with weasyprint, write the PDF, locate every value
     element's words in the file written (`gtkit.synth.template`), check, and make the gt entries."""
-    from gtkit.synth.template import locate_template, render_template
+    from gtkit.synth.template import render_template
+    from gtkit.synth.template_readback import locate_template
 
     steps.expect(3)
     rendered = render_template(family, expected, title=doc_id)
