@@ -64,7 +64,8 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
 
 
 BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and reading half its pages go to workers
-PRELOAD = ("gtkit.synth.pipeline",)  # what the workers import once, in the fork server
+PRELOAD = ("gtkit.synth.pipeline", "pymupdf")  # what the workers import once, in the fork server (pymupdf: they
+# read pages' words, `gtkit.pdf.read_pages`, and gtkit.pdf loads it only when a PDF is opened)
 
 Progress = Callable[[int, int], None]
 
