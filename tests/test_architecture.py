@@ -20,7 +20,7 @@ from pathlib import Path
 import gtkit
 
 PACKAGE = Path(gtkit.__file__).resolve().parent
-PIPELINES = ("gtkit.synth", "gtkit.degrade", "gtkit.consensus", "gtkit.build", "gtkit.review", "gtkit.dataset",
+PIPELINES = ("gtkit.synth", "gtkit.degrade", "gtkit.consensus", "gtkit.builder", "gtkit.review", "gtkit.dataset",
              "gtkit.cli", "gtkit.demo")
 
 

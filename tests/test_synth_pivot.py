@@ -22,7 +22,8 @@ from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.tags import header_apart
-from gtkit.synth.template import locate_template, render_html, render_template
+from gtkit.synth.template import render_html, render_template
+from gtkit.synth.template_readback import locate_template
 from helpers import run_cli as run
 
 PRECINCTS = 45  # a countywide contest runs onto a second page; a district contest takes two blocks of columns

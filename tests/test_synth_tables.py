@@ -25,7 +25,7 @@ from gtkit.synth import family as family_mod
 from gtkit.synth.fake import cusip_check_digit
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
-from gtkit.synth.readback import page_words
+from gtkit.pdf import page_words
 from test_degrade_ink import _shares
 from helpers import run_cli as run
 

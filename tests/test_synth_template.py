@@ -14,7 +14,8 @@ from gtkit.format import read_bundle
 from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
-from gtkit.synth.template import locate_template, render_template
+from gtkit.synth.template import render_template
+from gtkit.synth.template_readback import locate_template
 from helpers import run_cli as run
 
 TOY_TOML = """

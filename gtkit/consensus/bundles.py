@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gtkit.consensus.cells import SPLIT, Cell, DocResult, ExtraRecord, WithheldRecord
-from gtkit.consensus.checks import PageWords
 from gtkit.consensus.evidence import CitedEvidence
 from gtkit.consensus.inputs import schema_version
 from gtkit.consensus.model import Consensus
 from gtkit.consensus.votes import INVALID, key_json
 from gtkit.fileio import sha256_file
 from gtkit.format import LENIENCIES, Envelope, field_entry
+from gtkit.pdf import DocumentWords
 
 
 @dataclass
@@ -33,7 +33,7 @@ class DocumentOutputs:
 
 def build_document(c: Consensus, r: DocResult, *, family: str | None = None) -> DocumentOutputs:
     """The document's envelope, field entries, queue items and boxes to draw."""
-    words = PageWords(c.inputs.docs[r.doc_id])
+    words = DocumentWords(c.inputs.docs[r.doc_id])
     try:
         evidence = CitedEvidence(c.citing, c.citations.get(r.doc_id, {}).get(c.citing, {}) if c.citing else {},
                                  c.infos[r.doc_id].pages, words)

@@ -11,57 +11,16 @@ written bundle was moved or edited afterwards).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from gtkit.errors import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.pdf import DocumentWords
 from gtkit.scoring.normalize import comparator_key, value_key
 
 TRUSTS = {"agreed", "pending", "adjudicated", "human"}
 CITED = {"agreed", "pending"}  # boxes a system cited; a person's boxes are theirs to answer for
 _NOT_ALNUM = re.compile(r"[\W_]+")
-
-
-class PageWords:
-    """The words of a PDF's pages as normalized boxes (viewed page, origin top-left), read on demand."""
-
-    def __init__(self, pdf: Path):
-        import pymupdf
-
-        self._doc = pymupdf.open(pdf)
-        self._pages: dict[int, tuple[np.ndarray, list[str]]] = {}
-
-    def close(self) -> None:
-        self._doc.close()
-
-    def page(self, number: int) -> tuple[np.ndarray, list[str]]:
-        """(N x 4 normalized word boxes, N texts) of 1-based page `number`."""
-        import pymupdf
-
-        if number not in self._pages:
-            page = self._doc[number - 1]
-            words = page.get_text("words", sort=False)
-            rect, m = page.rect, page.rotation_matrix
-            boxes = np.zeros((len(words), 4))
-            for i, w in enumerate(words):
-                # unrotated -> viewed page coordinates
-                a, b = pymupdf.Point(w[0], w[1]) * m, pymupdf.Point(w[2], w[3]) * m
-                boxes[i] = (min(a.x, b.x) / rect.width, min(a.y, b.y) / rect.height,
-                            max(a.x, b.x) / rect.width, max(a.y, b.y) / rect.height)
-            self._pages[number] = (boxes, [w[4] for w in words])
-        return self._pages[number]
-
-    def text_under(self, number: int, box: list[float]) -> str | None:
-        """The words whose centre lies inside `box`, joined by spaces; None when the page has no text layer."""
-        boxes, texts = self.page(number)
-        if not texts:
-            return None
-        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-        inside = (cx >= box[0]) & (cx <= box[2]) & (cy >= box[1]) & (cy <= box[3])
-        return " ".join(texts[i] for i in np.nonzero(inside)[0])
 
 
 def _alnum(value: Any) -> str:
@@ -85,7 +44,7 @@ def shows_value(text: str, value: Any) -> bool:
     return bool(want) and want in _alnum(text)
 
 
-def box_problem(words: PageWords, page: int, box: list[float] | None, value: Any) -> str | None:
+def box_problem(words: DocumentWords, page: int, box: list[float] | None, value: Any) -> str | None:
     """Why a cited box does not back `value` (None when it does, or when the page cannot tell)."""
     if box is None:
         return None
@@ -99,7 +58,7 @@ def check_consensus_bundle(bundle: Bundle) -> list[Problem]:
     """Trust levels a consensus run or a person gives, and every cited box showing its reading's value."""
     g = str(bundle.path / GT_NAME)
     problems: list[Problem] = []
-    words = PageWords(bundle.path / PDF_NAME)
+    words = DocumentWords(bundle.path / PDF_NAME)
     try:
         for i, entry in enumerate(bundle.field_entries()):
             if entry.trust not in TRUSTS:

@@ -11,9 +11,10 @@ from collections import defaultdict
 from typing import Any
 
 from gtkit.consensus.cells import Cell
-from gtkit.consensus.checks import PageWords, box_problem
+from gtkit.consensus.checks import box_problem
 from gtkit.consensus.votes import NULL
 from gtkit.format import evidence_entry
+from gtkit.pdf import DocumentWords
 
 Citations = dict[str, list[dict[str, Any]]]   # the system's own JSON Pointer -> [{page, box}]
 
@@ -28,7 +29,7 @@ def _valid_box(box: Any) -> bool:
 class CitedEvidence:
     """The citing system's citations of one document (none without a citing system)."""
 
-    def __init__(self, citing: str | None, citations: Citations, pages: int, words: PageWords):
+    def __init__(self, citing: str | None, citations: Citations, pages: int, words: DocumentWords):
         self.citing = citing
         self.citations = citations
         self.pages = pages

@@ -11,6 +11,7 @@ from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.degrade.fit import EDGE_TOL
 from gtkit.errors import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.pdf import open_document, page_words
 
 TOLERANCE = 1e-9
 
@@ -20,8 +21,6 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
     (`keeps_inside` of `gtkit.degrade.fit`, applied to all quads at once); P1 tagged; a parent recorded; and a PDF
     without a text layer. A cell a person corrected (trust `human`, see `gtkit.corrections`) is their
     word: a box they drew on the degraded page has no quad."""
-    import pymupdf
-
     gt = bundle.gt
     g = str(bundle.path / GT_NAME)
     problems: list[Problem] = []
@@ -46,10 +45,10 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
     trust = {f.path: f.trust for f in bundle.field_entries()} if recorded(prov.parameters) else {}  # none to look up
     problems += [Problem(g, pointer, message)
                  for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
-    with pymupdf.open(bundle.path / PDF_NAME) as doc:
-        for page in doc:
-            if page.get_text("words"):
-                problems.append(Problem(str(bundle.path / PDF_NAME), "", f"page {page.number + 1} has a text layer"))
+    with open_document(bundle.path / PDF_NAME) as doc:
+        for p in range(doc.page_count):
+            if page_words(doc, p, fonts=False).texts:
+                problems.append(Problem(str(bundle.path / PDF_NAME), "", f"page {p + 1} has a text layer"))
                 break
     return problems
 

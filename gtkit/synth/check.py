@@ -57,7 +57,8 @@ def _check_template_bundle(bundle: Bundle, expected, family,  # type: ignore[no-
                            g: str, pdf_file: str) -> list[Problem]:
     """Renderer template: render the family's template again for the bundle's (uncorrected) expected (where
     each value element is), read the bundle's PDF there (words, checkbox ink), and compare with gt.json."""
-    from gtkit.synth.template import locate_template, render_template
+    from gtkit.synth.template import render_template
+    from gtkit.synth.template_readback import locate_template
 
     try:
         rendered = render_template(family, expected, title=bundle.gt.doc_id)

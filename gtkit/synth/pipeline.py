@@ -61,7 +61,8 @@ def generate_expected(family: Family, n_records: int, seed: int, records: list[d
 
 
 BACKGROUND_MIN_RECORDS = 2000  # records from which a document's schema check and reading half its pages go to workers
-PRELOAD = ("gtkit.synth.pipeline",)  # what the workers import once, in the fork server
+PRELOAD = ("gtkit.synth.pipeline", "pymupdf")  # what the workers import once, in the fork server (pymupdf: they
+# read pages' words, `gtkit.pdf.read_pages`, and gtkit.pdf loads it only when a PDF is opened)
 
 
 @dataclass
@@ -223,7 +224,8 @@ def _build_template_document(family: Family, expected: dict[str, Any], *, doc_id
                              parameters: dict[str, Any], bundle: BundleWriter, steps: Steps) -> Built:
     """Renderer template: render the jinja2 template with weasyprint, write the PDF, locate every value
     element's words in the file written (`gtkit.synth.template`), check, and make the gt entries."""
-    from gtkit.synth.template import locate_template, render_template
+    from gtkit.synth.template import render_template
+    from gtkit.synth.template_readback import locate_template
 
     steps.expect(3)
     rendered = render_template(family, expected, title=doc_id)

@@ -1,11 +1,10 @@
 """Read-back: locate every value in the PDF that was written, and check what was drawn.
 
-The PDF is opened with PyMuPDF and its words are read per page with
-`get_text("words", sort=False)`, which keeps the content-stream (drawing) order.
-On a page with /Rotate those words are in the unrotated page's coordinates; they
-are mapped through `page.rotation_matrix` to the page as a viewer shows it (the
-space of `page.rect`), so every size and box synth records is in viewer space.
-Each page holds its chrome first and then a run of record values; the matcher
+The PDF's words are read per page by `gtkit.pdf.page_words`, in content-stream
+(drawing) order and in the space of the page as a viewer shows it (after its /Rotate),
+so every size and box synth records is in viewer space; the pages are walked by
+`gtkit.pdf.PageWalk` (sizes, /Rotate, fonts), as in the template read-back and the
+fast verify. Each page holds its chrome first and then a run of record values; the matcher
 walks the page's words and the plan's items side by side, consuming for each item
 the words whose characters (whitespace removed) spell the item's text exactly.
 So every word of the page is claimed by exactly one item and every item by its
@@ -27,14 +26,13 @@ column/cell; no two words overlapping; every font embedded.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pymupdf
 
+from gtkit.pdf import PageWalk, PageWords, open_document, page_words, read_pages
 from gtkit.synth.plan import Item, Plan, chrome_and_header
 from gtkit.workers import Pool
 
@@ -103,12 +101,12 @@ def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None
     file (`WORKER_SHARE` of them) while this process reads and matches the first ones; the matching
     is one pass over all pages here, so the answer is the one read inline.
     """
-    with _open(pdf) as doc:
+    walk = PageWalk(plan.rotate, "the layout made")
+    with open_document(pdf) as doc:
         n_pages = doc.page_count
-        if n_pages != len(plan.pages):
-            out = Located(pages=n_pages, page_sizes=[])
-            out.problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the layout made {len(plan.pages)}"))
-            return out
+        wrong = walk.page_count_problem(n_pages, len(plan.pages))
+        if wrong:
+            return Located(pages=n_pages, page_sizes=[], problems=[SynthProblem("", wrong)])
         here = n_pages
         if pool is not None and not pool.inline and n_pages >= 8:
             here = n_pages - round(n_pages * WORKER_SHARE)
@@ -123,7 +121,7 @@ def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None
                 yield from rest.result()
 
         try:
-            return _locate(plan, pages(), n_pages, on_page)
+            return _locate(plan, walk, pages(), n_pages, on_page)
         finally:
             if rest is not None:
                 rest.cancel()  # when the matching stopped early; a no-op once the worker has answered
@@ -134,137 +132,89 @@ WORKER_SHARE = 0.55
 read-back and the matching the rest, all of it done here, so the worker gets a little more than half."""
 
 
-@dataclass
-class PageWords:
-    """What the read-back takes from one page of the PDF: its size (points), its /Rotate, its fonts (name,
-    extension), and its words in content-stream order, as texts and (x0, y0, x1, y1) boxes in points. Size
-    and boxes are the page as a viewer shows it, after its /Rotate."""
-
-    size: tuple[float, float]
-    fonts: list[tuple[str, str]]
-    texts: list[str]
-    coords: np.ndarray
-    rotation: int = 0
-
-
-def viewer_boxes(coords: np.ndarray, matrix: pymupdf.Matrix) -> np.ndarray:
-    """Boxes (x0, y0, x1, y1) of the unrotated page mapped by the page's `rotation_matrix` to the page as a
-    viewer shows it (PyMuPDF's words are in unrotated coordinates; its `page.rect` is rotated)."""
-    a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
-    xs = coords[:, [0, 2, 0, 2]]
-    ys = coords[:, [1, 1, 3, 3]]
-    tx, ty = a * xs + c * ys + e, b * xs + d * ys + f
-    return np.stack([tx.min(axis=1), ty.min(axis=1), tx.max(axis=1), ty.max(axis=1)], axis=1)
-
-
-def page_words(doc: pymupdf.Document, p: int) -> PageWords:
-    page = doc[p]
-    rect = page.rect
-    words = page.get_text("words", sort=False)
-    coords = np.fromiter(chain.from_iterable(w[:4] for w in words), float, 4 * len(words)).reshape(-1, 4)
-    if page.rotation:
-        coords = viewer_boxes(coords, page.rotation_matrix)
-    return PageWords(size=(float(rect.width), float(rect.height)),
-                     fonts=[(f[3], f[1]) for f in doc.get_page_fonts(p)],
-                     texts=[w[4] for w in words], coords=coords, rotation=page.rotation)
-
-
-def read_pages(pdf: bytes | str, p0: int, p1: int) -> list[PageWords]:
-    """The words of pages p0..p1 of a PDF file (or its bytes): a pool task, small to send back."""
-    with _open(pdf) as doc:
-        return [page_words(doc, p) for p in range(p0, p1)]
-
-
-def _open(pdf: bytes | str | Path) -> pymupdf.Document:
-    return pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
-
-
-def _locate(plan: Plan, pages: Iterable[PageWords], n_pages: int, on_page) -> Located:
-    out = Located(pages=n_pages, page_sizes=[])
+def _locate(plan: Plan, walk: PageWalk, pages: Iterable[PageWords], n_pages: int, on_page) -> Located:
+    out = Located(pages=n_pages, page_sizes=walk.page_sizes)
     problems = out.problems
-    evidence = out.evidence
     items = plan.body_items
-    n_items = len(items)
     cursor = plan.pages[0].first_item if plan.pages else 0
     record_page: dict[int, int] = {}
-    fonts_seen: set[tuple[str, str]] = set()
-
-    for p, page in enumerate(pages):
-        pw, ph = page.size
-        out.page_sizes.append((pw, ph))
-        out.rotated_pages += page.rotation != 0
-        if page.rotation != plan.rotate:
-            problems.append(SynthProblem("", f"page {p + 1} has /Rotate {page.rotation}, the layout made {plan.rotate}"))
+    for p, page in walk(pages):
+        cursor, page_items, starts = _match_page(plan, p, page, cursor, record_page, out)
+        if page_items is None:
             break
-        fonts_seen.update(page.fonts)
-        texts, coords = page.texts, page.coords
-        n = len(texts)
-        out.words += n
-        norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
-        page_items: list[Item] = []
-        starts: list[int] = []
-        k = 0
-        _, chrome_items = chrome_and_header(plan.pages[p], p)
-        failed = False
-        chrome_left = len(chrome_items)
-        ci = 0
-        while k < n or ci < chrome_left:
-            if ci < chrome_left:
-                item = chrome_items[ci]
-                ci += 1
-            elif cursor < n_items:
-                item = items[cursor]
-            else:
-                problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} where no more values were expected"))
-                failed = True
-                break
-            # consume the words spelling the item (whitespace removed, characters compared exactly)
-            end = spelled_end(texts, k, item.chars)
-            if end is None:
-                problems.append(not_found(p, texts, k, item))
-                failed = True
-                break
-            page_items.append(item)
-            starts.append(k)
-            if item.record is not None:
-                cursor += 1
-                if item.page != p:
-                    problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
-                seen = record_page.setdefault(item.record, p)
-                if seen != p and item.record not in plan.split_records:  # a split record: each item's page is checked
-                    problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
-            if item.pointer is not None:
-                if end == k + 1:
-                    wl = [norm[k]]
-                    box = wl[0]
-                    quote = texts[k]
-                else:
-                    wl = norm[k:end]
-                    box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
-                    quote = " ".join(texts[k:end])
-                ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
-                if item.record is not None:
-                    if item.pointer in evidence:  # a record value is drawn once, never in two pieces
-                        problems.append(SynthProblem(item.pointer, f"page {p + 1}: {describe(item)} is printed more than once"))
-                    evidence[item.pointer] = [ev]
-                else:
-                    evidence.setdefault(item.pointer, []).append(ev)
-            k = end
-        if failed:
-            break
-        problems.extend(drawing_problems(p, texts, coords, [it.region for it in page_items], starts, plan.content,
-                                         page_items.__getitem__))
+        problems.extend(drawing_problems(p, page.texts, page.coords, [it.region for it in page_items], starts,
+                                         plan.content, page_items.__getitem__))
         if on_page is not None:
             on_page(p)
-
-    if not problems and cursor < n_items:
+    out.words, out.rotated_pages = walk.words, walk.rotated_pages
+    if walk.problem:
+        problems.append(SynthProblem("", walk.problem))
+    if not problems and cursor < len(items):
         item = items[cursor]
-        problems.append(SynthProblem(item.pointer or "", f"{n_items - cursor} values never found in the PDF, "
+        problems.append(SynthProblem(item.pointer or "", f"{len(items) - cursor} values never found in the PDF, "
                                                        f"the first {describe(item)}"))
-    for name, ext in sorted(fonts_seen):
-        if ext in ("n/a", ""):
-            problems.append(SynthProblem("", f"font {name!r} is not embedded"))
+    problems.extend(SynthProblem("", message) for message in walk.font_problems())
     return out
+
+
+def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: dict[int, int],
+                out: Located) -> tuple[int, list[Item] | None, list[int]]:
+    """Match page `p`'s words to its chrome and then the plan's body items from `cursor` on, each item
+    consuming the words that spell it, adding problems and evidence to `out`: (the cursor after the page, the
+    page's items, each one's first word), the items None when a word does not match."""
+    problems, evidence = out.problems, out.evidence
+    items = plan.body_items
+    n_items = len(items)
+    texts = page.texts
+    n = len(texts)
+    norm = page.evidence_boxes().tolist()
+    page_items: list[Item] = []
+    starts: list[int] = []
+    k = 0
+    _, chrome_items = chrome_and_header(plan.pages[p], p)
+    chrome_left = len(chrome_items)
+    ci = 0
+    while k < n or ci < chrome_left:
+        if ci < chrome_left:
+            item = chrome_items[ci]
+            ci += 1
+        elif cursor < n_items:
+            item = items[cursor]
+        else:
+            problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} where no more values were expected"))
+            return cursor, None, starts
+        # consume the words spelling the item (whitespace removed, characters compared exactly)
+        end = spelled_end(texts, k, item.chars)
+        if end is None:
+            problems.append(not_found(p, texts, k, item))
+            return cursor, None, starts
+        page_items.append(item)
+        starts.append(k)
+        if item.record is not None:
+            cursor += 1
+            if item.page != p:
+                problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
+            seen = record_page.setdefault(item.record, p)
+            if seen != p and item.record not in plan.split_records:  # a split record: each item's page is checked
+                problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
+        if item.pointer is not None:
+            if end == k + 1:
+                wl = [norm[k]]
+                box = wl[0]
+                quote = texts[k]
+            else:
+                wl = norm[k:end]
+                box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
+                quote = " ".join(texts[k:end])
+            ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
+            if item.record is not None:
+                if item.pointer in evidence:  # a record value is drawn once, never in two pieces
+                    problems.append(SynthProblem(item.pointer, f"page {p + 1}: {describe(item)} is printed more than once"))
+                evidence[item.pointer] = [ev]
+            else:
+                evidence.setdefault(item.pointer, []).append(ev)
+        k = end
+    return cursor, page_items, starts
 
 
 def spelled_end(texts: list[str], k: int, target: str) -> int | None:

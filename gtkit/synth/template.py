@@ -24,12 +24,8 @@ boxes). Its URL fetcher refuses everything but local files under the family fold
 templates/ (fonts only from templates/fonts). SOURCE_DATE_EPOCH is fixed while rendering, and no
 date is written, so the same records give the same bytes.
 
-Read-back (`locate_template`): each value element's page and box come from weasyprint's
-`page.anchors` (CSS px, 0.75 pt each); the words of the written PDF (PyMuPDF) whose centre lies
-inside that box are the value's words. Checks, all on the PDF: the words spell the value exactly;
-no word claimed by two values or sticking out of its element or off the page; no two words
-overlapping; every checkbox's drawn state (ink inside the box, measured on a rendering of the
-region) equals its value and no text is inside it; every font embedded and from templates/fonts.
+Each value element's page and box (`Rendered.anchors`) are where the read-back
+(`gtkit.synth.template_readback`) looks for it in the PDF written.
 """
 
 from __future__ import annotations
@@ -40,24 +36,17 @@ import re
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
-
-import numpy as np
-import pymupdf
 
 from gtkit.errors import GtkitError
 from gtkit.paths import FONTS_DIR, TEMPLATES_DIR
 from gtkit.schema import compile_schema, iter_leaves, join_pointer, resolve_pointer, split_pointer
 from gtkit.synth.family import Family
-from gtkit.synth.readback import OVERLAP_TOL, TOL, Located, SynthProblem, overlapping_pairs
 
 PX = 0.75  # points per CSS px
 ID_PREFIX = "gt"
-INK_CHECKED = 0.25  # share of dark pixels inside a checkbox that reads as checked
-INK_EMPTY = 0.02  # at most this share reads as unchecked; between the two is an error
 FONT_SUFFIXES = (".ttf", ".otf", ".woff", ".woff2")
 SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip or font timestamp holds
 
@@ -318,138 +307,3 @@ def render_template(family: Family, expected: dict[str, Any], *, title: str, mea
 
 
 _FONT_FACE = re.compile(r"@font-face\s*\{[^}]*?font-family\s*:\s*[\"']?([^;\"'}]+)", re.S)
-
-
-@lru_cache(maxsize=1)
-def shipped_font_names() -> frozenset[str]:
-    """PostScript names of the fonts under templates/fonts (what an embedded font must be)."""
-    from fontTools.ttLib import TTFont
-
-    names = set()
-    for path in FONTS_DIR.iterdir():
-        if path.suffix.lower() in (".ttf", ".otf"):
-            with TTFont(str(path), lazy=True) as f:
-                names.add(str(f["name"].getDebugName(6)))
-    return frozenset(names)
-
-
-def checkbox_ink(page: pymupdf.Page, rect: tuple[float, float, float, float]) -> float:
-    """Share of dark pixels inside a checkbox (its border excluded), from a rendering of the region."""
-    x0, y0, x1, y1 = rect
-    w, h = x1 - x0, y1 - y0
-    inner = pymupdf.Rect(x0 + w * 0.3, y0 + h * 0.3, x1 - w * 0.3, y1 - h * 0.3)
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(6, 6), clip=inner, colorspace=pymupdf.csGRAY, alpha=False)
-    a = np.frombuffer(pix.samples, dtype=np.uint8)
-    return float((a < 128).mean()) if a.size else 0.0
-
-
-def locate_template(rendered: Rendered, pdf: bytes | str | Path) -> Located:
-    """Find every mark of `rendered` in `pdf` (the file written, or the bundle's) and run the checks."""
-    doc = pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
-    try:
-        return _locate(rendered, doc)
-    finally:
-        doc.close()
-
-
-def _locate(rendered: Rendered, doc: pymupdf.Document) -> Located:
-    n_pages = doc.page_count
-    out = Located(pages=n_pages, page_sizes=[])
-    problems = out.problems
-    if n_pages != len(rendered.anchors):
-        problems.append(SynthProblem("", f"the PDF has {n_pages} pages, the template rendered {len(rendered.anchors)}"))
-        return out
-    found: set[str] = set()
-    fonts_seen: set[tuple[str, str]] = set()
-    for p in range(n_pages):
-        page = doc[p]
-        pw, ph = float(page.rect.width), float(page.rect.height)
-        out.page_sizes.append((pw, ph))
-        for f in doc.get_page_fonts(p):
-            fonts_seen.add((f[3], f[1]))
-        words = page.get_text("words", sort=False)
-        n = len(words)
-        out.words += n
-        texts = [w[4] for w in words]
-        coords = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
-        norm = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6).tolist()
-        cx = (coords[:, 0] + coords[:, 2]) / 2
-        cy = (coords[:, 1] + coords[:, 3]) / 2
-        owner = np.full(n, -1, dtype=np.int64)
-        anchors = rendered.anchors[p]
-        for k, (eid, rect) in enumerate(sorted(anchors.items(), key=lambda kv: (kv[1][1], kv[1][0]))):
-            mark = rendered.marks[eid]
-            pointer = mark.pointer
-            what = describe_pointer(pointer)
-            if eid in found:
-                problems.append(SynthProblem(pointer, f"page {p + 1}: {what} is drawn on more than one page (split)"))
-                continue
-            found.add(eid)
-            x0, y0, x1, y1 = rect
-            if x0 < -TOL or y0 < -TOL or x1 > pw + TOL or y1 > ph + TOL or x1 <= x0 or y1 <= y0:
-                problems.append(SynthProblem(pointer, f"page {p + 1}: {what} is drawn outside the page "
-                                             f"({[round(v, 1) for v in rect]})"))
-                continue
-            inside = np.nonzero((cx >= x0) & (cx <= x1) & (cy >= y0) & (cy <= y1))[0]
-            taken = inside[owner[inside] >= 0]
-            if len(taken):
-                problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[taken[0]]!r} of {what} is also "
-                                             "inside another value's element"))
-            owner[inside] = k
-            nbox = [round(x0 / pw, 6), round(y0 / ph, 6), round(x1 / pw, 6), round(y1 / ph, 6)]
-            if mark.kind == "checkbox":
-                if len(inside):
-                    problems.append(SynthProblem(pointer, f"page {p + 1}: text {texts[inside[0]]!r} inside the "
-                                                 f"checkbox of {what}"))
-                    continue
-                ink = checkbox_ink(page, rect)
-                drawn = True if ink >= INK_CHECKED else False if ink <= INK_EMPTY else None
-                if drawn is None or drawn != mark.checked:
-                    state = "unclear" if drawn is None else ("checked" if drawn else "unchecked")
-                    problems.append(SynthProblem(pointer, f"page {p + 1}: the checkbox of {what} is drawn {state} "
-                                                 f"(ink {ink:.2f}), its value is {mark.checked}"))
-                    continue
-                ev = {"page": p + 1, "box": nbox, "words": None, "quad": None,
-                      "quote": None, "verified": True}
-            else:
-                got = "".join(texts[i] for i in inside)
-                if got != "".join(mark.text.split()):
-                    shown = " ".join(texts[i] for i in inside)
-                    problems.append(SynthProblem(pointer, f"page {p + 1}: {what} ({mark.text!r}) not found where drawn, "
-                                                 f"found {shown!r}"))
-                    continue
-                wc = coords[inside]
-                clipped = ((wc[:, 0] < x0 - TOL) | (wc[:, 2] > x1 + TOL) | (wc[:, 1] < y0 - TOL) | (wc[:, 3] > y1 + TOL))
-                if clipped.any():
-                    w = inside[np.nonzero(clipped)[0][0]]
-                    problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[w]!r} of {what} sticks out of its "
-                                                 f"element ({[round(v, 1) for v in coords[w]]} outside "
-                                                 f"{[round(v, 1) for v in rect]})"))
-                    continue
-                wl = [norm[i] for i in inside]
-                box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
-                ev = {"page": p + 1, "box": box, "words": wl, "quad": None,
-                      "quote": " ".join(texts[i] for i in inside), "verified": True}
-            out.evidence.setdefault(pointer, []).append(ev)
-            for other in mark.also:
-                out.evidence.setdefault(other, []).append(dict(ev))
-        if n:
-            off = (coords[:, 0] < -TOL) | (coords[:, 1] < -TOL) | (coords[:, 2] > pw + TOL) | (coords[:, 3] > ph + TOL)
-            for w in np.nonzero(off)[0][:5]:
-                problems.append(SynthProblem("", f"page {p + 1}: word {texts[w]!r} is off the page"))
-            for a, b in overlapping_pairs(coords, OVERLAP_TOL)[:10]:
-                problems.append(SynthProblem("", f"page {p + 1}: word {texts[a]!r} overlaps word {texts[b]!r}"))
-    for eid, mark in rendered.marks.items():
-        if eid not in found:
-            problems.append(SynthProblem(mark.pointer, f"{describe_pointer(mark.pointer)} ({mark.text or mark.checked!r}) "
-                                         "has no place in the PDF (hidden or not laid out)"))
-            if len(problems) > 50:
-                break
-    allowed = shipped_font_names()
-    for name, ext in sorted(fonts_seen):
-        base = name.split("+", 1)[-1]
-        if ext in ("n/a", ""):
-            problems.append(SynthProblem("", f"font {name!r} is not embedded"))
-        elif base not in allowed and not any(base == f or base.startswith(f + "-") for f in rendered.font_families):
-            problems.append(SynthProblem("", f"font {name!r} is not one of templates/fonts (a system font was used)"))
-    return out

@@ -14,8 +14,8 @@ each word must stay inside; here they come from elsewhere, at a small part of th
   column, columns left to right), each beginning below the end of the one before, less twice the clipping
   tolerance (the most two rows' words may overshoot): a word drawn in another record's row is caught.
 
-Words are read as the read-back reads them (`readback.page_words`): on a rotated page (`[page] rotate`)
-mapped to the page as a viewer shows it, and every page must carry the family's /Rotate.
+Words are read and the pages walked as the read-back does (`gtkit.pdf.page_words`, `gtkit.pdf.PageWalk`): on a
+rotated page (`[page] rotate`) mapped to the page as a viewer shows it, and every page must carry the family's /Rotate.
 
 Where a page ends is read from the PDF: its words are its chrome, then values in order until they run
 out. The walk is the read-back's: every word claimed by exactly one item, spelling its text; a record on
@@ -26,23 +26,22 @@ evidence entry is built.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
-import pymupdf
 
 from gtkit.errors import Problem
 from gtkit.errors import GtkitError
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.format.flat import FlatEntries
+from gtkit.pdf import PageWalk, PageWords, each_page, open_document
 from gtkit.schema import compile_schema, escape_token, iter_leaves
 from gtkit.synth.chrome import geometry
 from gtkit.synth.family import Family, display
 from gtkit.synth.layout import body_columns, drawing_order, page_chrome
 from gtkit.synth.plan import Item
-from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, not_found, page_words, spelled_end
+from gtkit.synth.readback import TOL, SynthProblem, describe, drawing_problems, not_found, spelled_end
 from gtkit.synth.text import leaf_text
 
 MAX_EVIDENCE_PROBLEMS = 50
@@ -232,150 +231,170 @@ class _Recorded:
 def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     """Every problem of a synth bundle of a family without split records, read from its PDF alone."""
     g, pdf_file = str(bundle.path / GT_NAME), str(bundle.path / PDF_NAME)
-    expected = bundle.gt.expected
     flat = bundle.flat_entries()
-    entries = flat.entries
-
-    def index(pointer: str) -> int | None:  # the dictionary of paths is made only if the walk needs it
-        return flat.index.get(pointer)
-
-    records = expected.get(family.records_field) or []
-    columns, (_, body_top, _, body_bottom) = body_columns(family)
-    table = family.renderer == "table"
-    regions = [(left, body_top, right, body_bottom) for left, right in columns]
-    starts_x = np.array([left for left, _ in columns])
-    content = geometry(family)[0]
-
     problems: list[SynthProblem] = []
-    evidence_problems: list[Problem] = []
-    chrome_found: dict[str, list[Found]] = {}
-    fonts_seen: set[tuple[str, str]] = set()
+    walk = PageWalk(family.rotate, "the family's pages have")
+    v = _Verify(bundle, family, problems)
     try:
-        values = _values(family, records, problems)
-        with pymupdf.open(bundle.pdf_path) as doc:
-            n_pages = doc.page_count
-            chrome = page_chrome(family, expected, n_pages)
-            cursor, n_values = 0, len(values)
-            recorded: _Recorded | None = _Recorded(values, flat, regions, starts_x, table)
-            value_records = recorded.records
-            last_record, last_page, region = -1, -1, regions[0]
-            for p in range(n_pages):
-                page = page_words(doc, p)
-                if page.rotation != family.rotate:
-                    problems.append(SynthProblem("", f"page {p + 1} has /Rotate {page.rotation}, the family's pages "
-                                                     f"have {family.rotate}"))
+        v.take_values(bundle.gt.expected.get(family.records_field) or [], family)
+        with open_document(bundle.pdf_path) as doc:
+            chrome = page_chrome(family, bundle.gt.expected, doc.page_count)
+            for p, words in walk(each_page(doc)):
+                if not v.page(p, words, chrome[p]):
                     break
-                fonts_seen.update(page.fonts)
-                pw, ph = page.size
-                texts, coords, n = page.texts, page.coords, len(page.texts)
-                norm_arr = np.round(np.clip(coords / (pw, ph, pw, ph), 0.0, 1.0), 6)
-                norm: list[tuple[float, ...]] = []  # the same as tuples, made where the walk needs them
-                owners: list[Item | int] = []  # a chrome item, or the index of a value
-                owner_regions: list[tuple[float, float, float, float]] = []
-                starts: list[int] = []
-                k = 0
-                failed = False
-                for item in chrome[p]:
-                    end = spelled_end(texts, k, item.chars)
-                    if end is None:
-                        problems.append(not_found(p, texts, k, item))
-                        failed = True
-                        break
-                    owners.append(item)
-                    owner_regions.append(item.region)
-                    starts.append(k)
-                    if item.pointer is not None:
-                        norm = norm or list(map(tuple, norm_arr.tolist()))
-                        chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
-                    k = end
-                body_start = k
-                page1 = p + 1
-                run = None if failed or recorded is None else recorded.page_run(p, cursor, texts, coords, norm_arr, k)
-                if run is None:
-                    recorded = None  # from here on, value by value
-                    norm = norm or list(map(tuple, norm_arr.tolist()))
-                else:
-                    end_cursor, value_starts, value_regions = run
-                    owners += range(cursor, end_cursor)
-                    owner_regions += value_regions
-                    starts += value_starts
-                    if end_cursor > cursor:
-                        last_record, last_page, region = values[end_cursor - 1][1], p, value_regions[-1]
-                    cursor, k = end_cursor, n
-                while k < n and not failed:
-                    if cursor == n_values:
-                        problems.append(SynthProblem("", f"page {page1}: unexpected text {' '.join(texts[k:k + 6])!r} "
-                                                         "where no more values were expected"))
-                        failed = True
-                        break
-                    pointer, r, c, text, chars = values[cursor]
-                    if r != last_record:
-                        if not table:  # a columns block: the column its first word starts in
-                            region = regions[max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)]
-                    elif p != last_page:
-                        problems.append(SynthProblem(pointer, f"record {r} is split across pages {last_page + 1} and {page1}"))
-                    last_record, last_page = r, p
-                    i = index(pointer)
-                    evidence = entries[i].readings[0].evidence if i is not None else ()
-                    ev = evidence[0] if len(evidence) == 1 else None
-                    words = ev.words if ev is not None else None
-                    m = len(words) if words else 0
-                    if m == 1 and k < n and texts[k] == chars:
-                        end = k + 1
-                    elif m > 1 and k + m <= n and "".join(texts[k:k + m]) == chars:
-                        end = k + m
-                    else:
-                        end = spelled_end(texts, k, chars)
-                        if end is None:
-                            problems.append(not_found(p, texts, k, Item(pointer, text, r, region, p)))
-                            failed = True
-                            break
-                    owners.append(cursor)
-                    owner_regions.append(regions[c] if table else region)
-                    starts.append(k)
-                    cursor += 1
-                    if end == k + 1:
-                        same = (m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k])  # type: ignore[index,union-attr]
-                    else:
-                        same = m == end - k and _matches([ev], [_found(p, texts, norm, k, end)])
-                    if i is not None and not (same and ev.page == page1 and ev.verified is True and ev.quad is None):  # type: ignore[union-attr]
-                        if len(evidence_problems) < MAX_EVIDENCE_PROBLEMS:
-                            evidence_problems.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from "
-                                                             f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
-                    k = end
-                if failed:
-                    break
-
-                def item_at(j: int, owners: list[Item | int] = owners, regions_: list = owner_regions, p: int = p) -> Item:
-                    o = owners[j]
-                    if isinstance(o, Item):
-                        return o
-                    pointer, r, _, text, _ = values[o]
-                    return Item(pointer, text, r, regions_[j], p)
-
-                problems.extend(drawing_problems(p, texts, coords, owner_regions, starts, content, item_at))
-                problems.extend(_row_order(p, coords, owners, values, value_records, owner_regions, starts, body_start, n,
-                                           by_column=not table))
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot lay out expected with family {family.name!r}: {e.message}")]
-
-    if not problems and cursor < n_values:
+    if walk.problem:
+        problems.append(SynthProblem("", walk.problem))
+    values, cursor = v.values, v.cursor
+    if not problems and cursor < len(values):
         pointer, r, _, text, _ = values[cursor]
-        problems.append(SynthProblem(pointer, f"{n_values - cursor} values never found in the PDF, the first "
+        problems.append(SynthProblem(pointer, f"{len(values) - cursor} values never found in the PDF, the first "
                                               f"{describe(Item(pointer, text, r, (0, 0, 0, 0), -1))}"))
-    for font, ext in sorted(fonts_seen):
-        if ext in ("n/a", ""):
-            problems.append(SynthProblem("", f"font {font!r} is not embedded"))
+    problems.extend(SynthProblem("", message) for message in walk.font_problems())
     out = [Problem(pdf_file, "/expected" + p.pointer if p.pointer else "", p.message) for p in problems]
     if out:
         return out
-    out += _unprinted(bundle, family, set(chrome_found), pdf_file)
-    for pointer, found in chrome_found.items():  # document-level values printed in the chrome, once a page
-        i = index(pointer)
-        if i is not None and not _matches(entries[i].readings[0].evidence, found):
+    out += _unprinted(bundle, family, set(v.chrome_found), pdf_file)
+    for pointer, found in v.chrome_found.items():  # document-level values printed in the chrome, once a page
+        i = flat.index.get(pointer)
+        if i is not None and not _matches(flat.entries[i].readings[0].evidence, found):
             out.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what the PDF shows "
-                                                  f"({len(entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
-    return out + evidence_problems
+                                                  f"({len(flat.entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
+    return out + v.evidence_problems
+
+
+class _Verify:
+    """The verify's walk over the pages, one page at a time (`page`): the chrome's items, then the values in
+    order, a page's worth at once while the recorded evidence agrees with the page (`_Recorded.page_run`) and
+    value by value from the first page where it does not (`_one_by_one`); then the drawing checks."""
+
+    def __init__(self, bundle: Bundle, family: Family, problems: list[SynthProblem]):
+        self.g = str(bundle.path / GT_NAME)
+        self.flat = bundle.flat_entries()
+        columns, (_, body_top, _, body_bottom) = body_columns(family)
+        self.table = family.renderer == "table"
+        self.regions = [(left, body_top, right, body_bottom) for left, right in columns]
+        self.starts_x = np.array([left for left, _ in columns])
+        self.content = geometry(family)[0]
+        self.problems = problems
+        self.evidence_problems: list[Problem] = []
+        self.chrome_found: dict[str, list[Found]] = {}
+        self.values: list[Value] = []
+        self.cursor = 0
+        self.last_record, self.last_page, self.region = -1, -1, self.regions[0]
+
+    def take_values(self, records: list[dict[str, Any]], family: Family) -> None:
+        """The printed values of `records` and their recorded evidence, to walk."""
+        self.values = _values(family, records, self.problems)
+        self.recorded: _Recorded | None = _Recorded(self.values, self.flat, self.regions, self.starts_x, self.table)
+        self.value_records = self.recorded.records
+
+    def page(self, p: int, words: PageWords, chrome: list[Item]) -> bool:
+        """Walk page `p` (0-based), its chrome items `chrome`; False when a word does not match (the walk stops)."""
+        texts, coords, n = words.texts, words.coords, len(words.texts)
+        norm_arr = words.evidence_boxes()
+        norm: list[tuple[float, ...]] = []  # the same as tuples, made where the walk needs them
+        owners: list[Item | int] = []  # a chrome item, or the index of a value
+        owner_regions: list[tuple[float, float, float, float]] = []
+        starts: list[int] = []
+        k = 0
+        for item in chrome:
+            end = spelled_end(texts, k, item.chars)
+            if end is None:
+                self.problems.append(not_found(p, texts, k, item))
+                return False
+            owners.append(item)
+            owner_regions.append(item.region)
+            starts.append(k)
+            if item.pointer is not None:
+                norm = norm or list(map(tuple, norm_arr.tolist()))
+                self.chrome_found.setdefault(item.pointer, []).append(_found(p, texts, norm, k, end))
+            k = end
+        body_start = k
+        run = None if self.recorded is None else self.recorded.page_run(p, self.cursor, texts, coords, norm_arr, k)
+        if run is None:
+            self.recorded = None  # from here on, value by value
+            norm = norm or list(map(tuple, norm_arr.tolist()))
+            if not self._one_by_one(p, texts, coords, norm, k, owners, owner_regions, starts):
+                return False
+        else:
+            end_cursor, value_starts, value_regions = run
+            owners += range(self.cursor, end_cursor)
+            owner_regions += value_regions
+            starts += value_starts
+            if end_cursor > self.cursor:
+                self.last_record, self.last_page, self.region = self.values[end_cursor - 1][1], p, value_regions[-1]
+            self.cursor = end_cursor
+        values = self.values
+
+        def item_at(j: int) -> Item:
+            o = owners[j]
+            if isinstance(o, Item):
+                return o
+            pointer, r, _, text, _ = values[o]
+            return Item(pointer, text, r, owner_regions[j], p)
+
+        self.problems.extend(drawing_problems(p, texts, coords, owner_regions, starts, self.content, item_at))
+        self.problems.extend(_row_order(p, coords, owners, values, self.value_records, owner_regions, starts,
+                                        body_start, n, by_column=not self.table))
+        return True
+
+    def _one_by_one(self, p: int, texts: list[str], coords: np.ndarray, norm: list[tuple[float, ...]], k: int,
+                    owners: list[Item | int], owner_regions: list[tuple[float, float, float, float]],
+                    starts: list[int]) -> bool:
+        """Walk the values from the cursor on, each over the words from `k` on that spell it, to the end of page
+        `p`: its record on one page, its recorded evidence what the page shows. False when a value is not there."""
+        values, n_values, n = self.values, len(self.values), len(texts)
+        regions, starts_x, table = self.regions, self.starts_x, self.table
+        entries, index = self.flat.entries, self.flat.index.get
+        cursor, last_record, last_page, region = self.cursor, self.last_record, self.last_page, self.region
+        page1 = p + 1
+        ok = True
+        while k < n:
+            if cursor == n_values:
+                self.problems.append(SynthProblem("", f"page {page1}: unexpected text {' '.join(texts[k:k + 6])!r} "
+                                                      "where no more values were expected"))
+                ok = False
+                break
+            pointer, r, c, text, chars = values[cursor]
+            if r != last_record:
+                if not table:  # a columns block: the column its first word starts in
+                    region = regions[max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)]
+            elif p != last_page:
+                self.problems.append(SynthProblem(pointer, f"record {r} is split across pages {last_page + 1} and {page1}"))
+            last_record, last_page = r, p
+            i = index(pointer)
+            evidence = entries[i].readings[0].evidence if i is not None else ()
+            ev = evidence[0] if len(evidence) == 1 else None
+            words = ev.words if ev is not None else None
+            m = len(words) if words else 0
+            if m == 1 and k < n and texts[k] == chars:
+                end = k + 1
+            elif m > 1 and k + m <= n and "".join(texts[k:k + m]) == chars:
+                end = k + m
+            else:
+                spelled = spelled_end(texts, k, chars)
+                if spelled is None:
+                    self.problems.append(not_found(p, texts, k, Item(pointer, text, r, region, p)))
+                    ok = False
+                    break
+                end = spelled
+            owners.append(cursor)
+            owner_regions.append(regions[c] if table else region)
+            starts.append(k)
+            cursor += 1
+            if end == k + 1:
+                same = (m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k])  # type: ignore[index,union-attr]
+            else:
+                same = m == end - k and _matches([ev], [_found(p, texts, norm, k, end)])
+            if i is not None and not (same and ev.page == page1 and ev.verified is True and ev.quad is None):  # type: ignore[union-attr]
+                if len(self.evidence_problems) < MAX_EVIDENCE_PROBLEMS:
+                    self.evidence_problems.append(Problem(self.g, f"/fields/{i}", f"evidence of {pointer} differs from "
+                                                          f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
+            k = end
+        self.cursor, self.last_record, self.last_page, self.region = cursor, last_record, last_page, region
+        return ok
 
 
 def _unprinted(bundle: Bundle, family: Family, in_chrome: set[str], pdf_file: str) -> list[Problem]:
