@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import make_bundle, make_gt, run_cli
 
 from gtkit.format import Bundle
 from gtkit.scoring.engine import score_prediction
 from gtkit.scoring.explain import grounding
 from gtkit.scoring.normalize import accepts, value_key
-from helpers import make_bundle, make_gt, run_cli
 
 # --- two-digit years -------------------------------------------------------------------
 
@@ -35,7 +35,7 @@ def test_two_digit_year_pivot_is_69(yy, year):
 
 def test_the_pivot_is_where_the_docs_put_it():
     doc = (Path(__file__).parents[1] / "docs" / "scoring.md").read_text()
-    assert "1969–1999 for 69–99 and 2000–2068 for 00–68" in doc
+    assert "1969\N{EN DASH}1999 for 69\N{EN DASH}99 and 2000\N{EN DASH}2068 for 00\N{EN DASH}68" in doc
 
 
 # --- optional terminal punctuation ---------------------------------------------------------
