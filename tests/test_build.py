@@ -160,6 +160,12 @@ def _kill_when(cmd: list[str], out: Path, bundles: int, *, group: bool) -> None:
     deadline = time.monotonic() + 120
     while _bundles(out) < bundles and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
+    if p.poll() is not None:  # reaped: never signal its pid, which may be another process's by now
+        pytest.fail(f"the build ended (exit {p.returncode}) before {bundles} bundles were done: nothing to kill")
+    if _bundles(out) < bundles:  # the deadline passed: the process is unreaped, so its group is still ours
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        pytest.fail(f"{bundles} bundles not done in 120 s")
     helpers = _live_descendants(p.pid)
     if group:
         os.killpg(p.pid, signal.SIGKILL)

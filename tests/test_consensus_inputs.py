@@ -52,6 +52,11 @@ def test_systems_toml_without_a_systems_table(tmp_path, capsys):
     ws["systems"].write_text(ws["systems"].read_text().replace("[systems.", "["))
     code, _, err = run_cli(consensus_args(ws), capsys)
     assert code == 0, err
+    report = json.loads((ws["out"] / "report.json").read_text())
+    assert report["systems"] == {s: {"family": f, "cites": False} for s, f in FAMILIES.items()}  # the top-level tables
+    [cell] = [json.loads(x) for x in (ws["out"] / "queue.jsonl").read_text().splitlines()]
+    assert [(v["system"], v["family"], v["vote"]) for v in cell["votes"]] == \
+        [(s, f, OUTPUTS[s]["name"]) for s, f in FAMILIES.items()]  # and each voted
     # there, a key that is not a table is no system
     ws["systems"].write_text('citng = "a"\n' + ws["systems"].read_text())
     code, _, err = run_cli(consensus_args(ws, "--force"), capsys)

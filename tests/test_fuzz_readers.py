@@ -46,21 +46,27 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
 
 @st.composite
 def mutated(draw, value: Any) -> Any:  # type: ignore[no-untyped-def]
-    """`value` (a parsed JSON or TOML document) with one random change."""
-    value = json.loads(json.dumps(value))
+    """`value` (a parsed JSON or TOML document) with one random change (never none: asserted)."""
+    original = json.dumps(value)
+    value = json.loads(original)
     path = draw(st.sampled_from(_paths(value)))
     kind = draw(st.sampled_from(["replace", "delete", "add"]))
-    if not path:
-        return draw(JSON) if kind == "replace" else value
-    parent = value
-    for token in path[:-1]:
-        parent = parent[token]
-    if kind == "replace":
-        parent[path[-1]] = draw(JSON)
-    elif kind == "delete":
-        del parent[path[-1]]
-    elif isinstance(parent, dict):
-        parent[draw(st.text(min_size=1, max_size=6))] = draw(JSON)
+    if not path:  # the whole document: replaced, whatever the kind
+        value = draw(JSON.filter(lambda v: json.dumps(v) != original))
+    else:
+        parent = value
+        for token in path[:-1]:
+            parent = parent[token]
+        if kind == "replace":
+            old = json.dumps(parent[path[-1]])
+            parent[path[-1]] = draw(JSON.filter(lambda v: json.dumps(v) != old))
+        elif kind == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent, dict):
+            parent[draw(st.text(min_size=1, max_size=6).filter(lambda k: k not in parent))] = draw(JSON)
+        else:
+            parent.append(draw(JSON))
+    assert json.dumps(value) != original
     return value
 
 

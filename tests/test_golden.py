@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from gtkit.cli import app
@@ -36,6 +37,7 @@ def test_score_json_matches_the_golden_file(tmp_path):
                                       "--by", "task", "--json"])
     assert result.exit_code == 0, result.output
     got = json.loads(result.stdout)
-    if os.environ.get("GTKIT_REGEN_GOLDEN"):
+    if os.environ.get("GTKIT_REGEN_GOLDEN"):  # rewritten, not tested: a comparison with it would prove nothing
         GOLDEN.write_text(json.dumps(got, indent=1) + "\n")
+        pytest.skip(f"GTKIT_REGEN_GOLDEN is set: {GOLDEN} rewritten, not compared; review its diff")
     assert got == json.loads(GOLDEN.read_text())
