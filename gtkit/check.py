@@ -15,22 +15,22 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from collections.abc import Callable, Mapping
 from functools import partial
 from itertools import repeat
-from collections.abc import Callable, Mapping
 from pathlib import Path
-
 from typing import Any
 
 from pydantic import ValidationError
 
 from gtkit.corrections import log_problems, recorded
 from gtkit.errors import GtkitError, Problem
+from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
 from gtkit.format import (
-    READABLE_VERSIONS,
     GT_NAME,
     INDEX_NAME,
     PDF_NAME,
+    READABLE_VERSIONS,
     SCHEMA_NAME,
     Bundle,
     GroundTruth,
@@ -40,14 +40,18 @@ from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.flat import FlatEntries
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
-from gtkit.typed import pointer_of
-from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
-from gtkit.scoring.normalize import value_key
 from gtkit.pdf import open_pdf
-from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
-                          undescribed_key)
+from gtkit.schema import (
+    check_schema,
+    compile_schema,
+    fast_validation_errors,
+    leaf_values,
+    resolve_pointer,
+    undescribed_key,
+)
+from gtkit.scoring.normalize import value_key
+from gtkit.typed import pointer_of
 from gtkit.workers import Pool, Progress, no_gc, pool_for
-
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
 """A pipeline's check gets the bundle with its field entries validated, read through `bundle.field_entries()`

@@ -136,7 +136,7 @@ class Task:
             return self._value
         try:
             return self._future.result()
-        except Exception as e:  # noqa: BLE001 - one line for the CLI, the cause kept for --debug
+        except Exception as e:  # one line for the CLI, the cause kept for --debug
             err = _worker_error(self._fn, e)
             if err is e:
                 raise
@@ -152,7 +152,7 @@ def run_inline(fn: Callable[..., Any], *args: Any) -> Task:
     """`fn(*args)` run now, in this process, its result or exception kept for `result()`."""
     try:
         return Task(fn, value=fn(*args))
-    except Exception as e:  # noqa: BLE001 - raised again by result()
+    except Exception as e:  # raised again by result()
         return Task(fn, error=e)
 
 

@@ -52,12 +52,12 @@ def _range_validator(lo: float, hi: float, integer: bool):  # type: ignore[no-un
     return check
 
 
-def FloatRange(lo: float, hi: float) -> Any:  # noqa: N802 - a type factory
+def FloatRange(lo: float, hi: float) -> Any:
     """A float parameter: a number or [lo, hi], every value within the allowed bounds [lo, hi]."""
     return Annotated[tuple[float, float], BeforeValidator(_range_validator(lo, hi, False)), _Kind("float")]
 
 
-def IntRange(lo: int, hi: int) -> Any:  # noqa: N802
+def IntRange(lo: int, hi: int) -> Any:
     """An integer parameter: an integer or [lo, hi] (both ends included), within the allowed bounds."""
     return Annotated[tuple[int, int], BeforeValidator(_range_validator(lo, hi, True)), _Kind("int")]
 
@@ -77,7 +77,7 @@ def _choice_validator(options: tuple[str, ...]):  # type: ignore[no-untyped-def]
     return check
 
 
-def Choice(*options: str) -> Any:  # noqa: N802
+def Choice(*options: str) -> Any:
     """A choice parameter: one option or a list of options, drawn uniformly."""
     return Annotated[list[str], BeforeValidator(_choice_validator(options)), _Kind("choice", options)]
 

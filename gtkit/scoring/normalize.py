@@ -258,7 +258,7 @@ def _as_number(value: Any, *, loose: bool = False) -> float | int | None:
     if isinstance(value, str):
         s = collapse_ws(value)
         if (_LOOSE_NUMBER if loose else _NUMBER).match(s):
-            negative = s.startswith("(") and s.endswith(")") or "-" in s
+            negative = (s.startswith("(") and s.endswith(")")) or "-" in s
             digits = re.sub(r"[^\d.]", "", s)
             try:
                 num = float(digits)
