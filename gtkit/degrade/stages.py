@@ -14,7 +14,7 @@ in `NON_RIGID` and refused when a recipe loads.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from pydantic import StrictInt, model_validator
@@ -24,8 +24,11 @@ from gtkit.degrade.params import (
     RGB,
     Choice,
     Finite,
+    FloatPair,
     FloatRange,
+    IntPair,
     IntRange,
+    Options,
     Params,
     draw,
     drawn_type,
@@ -33,6 +36,9 @@ from gtkit.degrade.params import (
     px,
 )
 from gtkit.typed import Strict, error_at
+
+AnyParams = Params
+"""Any stage's parameters (within a stage's class body, `Params` names that stage's own model)."""
 
 
 class Stage:
@@ -43,7 +49,7 @@ class Stage:
     Params: ClassVar[type[Params]]
     uses_noise: ClassVar[bool] = False
 
-    def __init__(self, params: Params):
+    def __init__(self, params: AnyParams):
         self.params = params
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -73,15 +79,16 @@ class ToneCurve(Stage):
     summary = "levels and gamma: contrast, faded ink, grey paper"
 
     class Params(Params):
-        gamma: FloatRange(0.2, 5.0) = (1.0, 1.0)
-        black: FloatRange(0, 200) = (0.0, 0.0)
-        white: FloatRange(50, 255) = (255.0, 255.0)
-        out_black: FloatRange(0, 255) = (0.0, 0.0)
-        out_white: FloatRange(0, 255) = (255.0, 255.0)
+        gamma: Annotated[FloatPair, FloatRange(0.2, 5.0)] = (1.0, 1.0)
+        black: Annotated[FloatPair, FloatRange(0, 200)] = (0.0, 0.0)
+        white: Annotated[FloatPair, FloatRange(50, 255)] = (255.0, 255.0)
+        out_black: Annotated[FloatPair, FloatRange(0, 255)] = (0.0, 0.0)
+        out_white: Annotated[FloatPair, FloatRange(0, 255)] = (255.0, 255.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
-        return ops.tone_curve(img, d["gamma"], d["black"], max(d["white"], d["black"] + 1), d["out_black"], d["out_white"])
+        return ops.tone_curve(img, d["gamma"], d["black"], max(d["white"], d["black"] + 1), d["out_black"],
+                              d["out_white"])
 
 
 class Tint(Stage):
@@ -91,7 +98,7 @@ class Tint(Stage):
     class Params(Params):
         paper: RGB = (255, 255, 255)
         ink: RGB = (0, 0, 0)
-        amount: FloatRange(0, 1) = (1.0, 1.0)
+        amount: Annotated[FloatPair, FloatRange(0, 1)] = (1.0, 1.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -103,7 +110,7 @@ class Blur(Stage):
     summary = "Gaussian blur (soft strokes, defocus), sigma in points"
 
     class Params(Params):
-        sigma: FloatRange(0, 5) = (0.3, 0.3)
+        sigma: Annotated[FloatPair, FloatRange(0, 5)] = (0.3, 0.3)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -115,9 +122,9 @@ class Resample(Stage):
     summary = "down to an effective resolution (dpi_x, dpi_y) and back up"
 
     class Params(Params):
-        dpi_x: FloatRange(20, 1200) = (100.0, 100.0)
-        dpi_y: FloatRange(20, 1200) = (100.0, 100.0)
-        up: Choice("linear", "nearest", "cubic") = ["linear"]
+        dpi_x: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
+        dpi_y: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
+        up: Annotated[Options, Choice("linear", "nearest", "cubic")] = ["linear"]
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -129,7 +136,7 @@ class Jpeg(Stage):
     summary = "JPEG compression artefacts (encode and decode at a quality)"
 
     class Params(Params):
-        quality: IntRange(5, 100) = (75, 75)
+        quality: Annotated[IntPair, IntRange(5, 100)] = (75, 75)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -141,9 +148,9 @@ class Threshold(Stage):
     summary = "to 1 bit: Otsu, a fixed level, or Bayer ordered dithering"
 
     class Params(Params):
-        method: Choice("otsu", "fixed", "bayer") = ["otsu"]
-        level: FloatRange(1, 254) = (128.0, 128.0)
-        offset: FloatRange(-60, 60) = (0.0, 0.0)
+        method: Annotated[Options, Choice("otsu", "fixed", "bayer")] = ["otsu"]
+        level: Annotated[FloatPair, FloatRange(1, 254)] = (128.0, 128.0)
+        offset: Annotated[FloatPair, FloatRange(-60, 60)] = (0.0, 0.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -156,7 +163,7 @@ class GaussianNoise(Stage):
     uses_noise = True
 
     class Params(Params):
-        sigma: FloatRange(0, 80) = (8.0, 8.0)
+        sigma: Annotated[FloatPair, FloatRange(0, 80)] = (8.0, 8.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -169,8 +176,8 @@ class PaperGrain(Stage):
     uses_noise = True
 
     class Params(Params):
-        strength: FloatRange(0, 0.5) = (0.05, 0.05)
-        grain: FloatRange(0.5, 100) = (3.0, 3.0)
+        strength: Annotated[FloatPair, FloatRange(0, 0.5)] = (0.05, 0.05)
+        grain: Annotated[FloatPair, FloatRange(0.5, 100)] = (3.0, 3.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -180,7 +187,7 @@ class PaperGrain(Stage):
 def _per_page(count_per_page: float, img: np.ndarray, dpi: int) -> int:
     """Counts in recipes are per letter-size page area (612 x 792 pt); scale by the actual area."""
     area_pt = img.shape[0] * img.shape[1] * (72.0 / dpi) ** 2
-    return int(round(count_per_page * area_pt / (612.0 * 792.0)))
+    return round(count_per_page * area_pt / (612.0 * 792.0))
 
 
 class Speckle(Stage):
@@ -189,14 +196,16 @@ class Speckle(Stage):
     uses_noise = True
 
     class Params(Params):
-        dark: IntRange(0, 200000) = (500, 500)
-        light: IntRange(0, 200000) = (0, 0)
-        radius: FloatRange(0, 5) = (0.1, 0.4)
-        dark_level: IntRange(0, 255) = (30, 30)
+        dark: Annotated[IntPair, IntRange(0, 200000)] = (500, 500)
+        light: Annotated[IntPair, IntRange(0, 200000)] = (0, 0)
+        radius: Annotated[FloatPair, FloatRange(0, 5)] = (0.1, 0.4)
+        dark_level: Annotated[IntPair, IntRange(0, 255)] = (30, 30)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each speck draws its own
+        drawn["radius"] = list(self.params.radius)  # each speck draws its own
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
@@ -217,15 +226,17 @@ class Dust(Stage):
     uses_noise = True
 
     class Params(Params):
-        particles: IntRange(0, 20000) = (100, 100)
-        radius: FloatRange(0.05, 5) = (0.2, 1.0)
-        hairs: IntRange(0, 100) = (2, 2)
-        hair_length: FloatRange(1, 200) = (20.0, 20.0)
-        darkness: FloatRange(0, 1) = (0.7, 0.7)
+        particles: Annotated[IntPair, IntRange(0, 20000)] = (100, 100)
+        radius: Annotated[FloatPair, FloatRange(0.05, 5)] = (0.2, 1.0)
+        hairs: Annotated[IntPair, IntRange(0, 100)] = (2, 2)
+        hair_length: Annotated[FloatPair, FloatRange(1, 200)] = (20.0, 20.0)
+        darkness: Annotated[FloatPair, FloatRange(0, 1)] = (0.7, 0.7)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each particle draws its own
+        drawn["radius"] = list(self.params.radius)  # each particle draws its own
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
@@ -253,19 +264,21 @@ class Streaks(Stage):
     summary = "photocopier toner streaks: vertical dark (or light) bands"
 
     class Params(Params):
-        count: IntRange(0, 50) = (1, 3)
-        width: FloatRange(0.0005, 0.2) = (0.002, 0.01)
-        strength: FloatRange(-1, 1) = (0.1, 0.3)
+        count: Annotated[IntPair, IntRange(0, 50)] = (1, 3)
+        width: Annotated[FloatPair, FloatRange(0.0005, 0.2)] = (0.002, 0.01)
+        strength: Annotated[FloatPair, FloatRange(-1, 1)] = (0.1, 0.3)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         p = self.params
-        lo, hi = p.count  # type: ignore[attr-defined]
+        lo, hi = p.count
         n = int(lo) if lo == hi else int(rng.integers(lo, hi + 1))
         bands = []
         for _ in range(n):
-            w = float(rng.uniform(*p.width))  # type: ignore[attr-defined]
+            w = float(rng.uniform(*p.width))
             bands.append({"x": float(rng.uniform(0.0, 1.0 - w)), "width": w,
-                          "strength": float(rng.uniform(*p.strength))})  # type: ignore[attr-defined]
+                          "strength": float(rng.uniform(*p.strength))})
         return {"bands": bands}
 
     @classmethod
@@ -282,8 +295,8 @@ class Vignette(Stage):
     summary = "darker corners of a camera lens"
 
     class Params(Params):
-        strength: FloatRange(0, 0.9) = (0.2, 0.2)
-        falloff: FloatRange(0.5, 6) = (2.0, 2.0)
+        strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.2, 0.2)
+        falloff: Annotated[FloatPair, FloatRange(0.5, 6)] = (2.0, 2.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -295,8 +308,8 @@ class Illumination(Stage):
     summary = "uneven light: a linear brightness ramp across the page"
 
     class Params(Params):
-        angle: FloatRange(-360, 360) = (0.0, 360.0)
-        strength: FloatRange(0, 0.9) = (0.1, 0.1)
+        angle: Annotated[FloatPair, FloatRange(-360, 360)] = (0.0, 360.0)
+        strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.1, 0.1)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -308,10 +321,10 @@ class Shadow(Stage):
     summary = "shadowed copying: a dark band along one edge"
 
     class Params(Params):
-        side: Choice("left", "right", "top", "bottom") = ["left", "right"]
-        width: FloatRange(0.01, 0.6) = (0.05, 0.15)
-        depth: FloatRange(0, 1) = (0.3, 0.6)
-        softness: FloatRange(0, 1) = (0.5, 0.9)
+        side: Annotated[Options, Choice("left", "right", "top", "bottom")] = ["left", "right"]
+        width: Annotated[FloatPair, FloatRange(0.01, 0.6)] = (0.05, 0.15)
+        depth: Annotated[FloatPair, FloatRange(0, 1)] = (0.3, 0.6)
+        softness: Annotated[FloatPair, FloatRange(0, 1)] = (0.5, 0.9)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -323,13 +336,15 @@ class BleedThrough(Stage):
     summary = "ink of the back side showing through (the page mirrored, blurred, faint)"
 
     class Params(Params):
-        alpha: FloatRange(0, 0.6) = (0.1, 0.1)
-        blur: FloatRange(0, 10) = (1.0, 1.0)
-        offset: FloatRange(-30, 30) = (0.0, 0.0)
+        alpha: Annotated[FloatPair, FloatRange(0, 0.6)] = (0.1, 0.1)
+        blur: Annotated[FloatPair, FloatRange(0, 10)] = (1.0, 1.0)
+        offset: Annotated[FloatPair, FloatRange(-30, 30)] = (0.0, 0.0)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        lo, hi = self.params.offset  # type: ignore[attr-defined]
+        lo, hi = self.params.offset
         drawn["offset"] = float(drawn["offset"])
         drawn["offset_y"] = float(lo) if lo == hi else float(rng.uniform(lo, hi))
         return drawn
@@ -379,11 +394,12 @@ class Albumentations(Stage):
     name = "albumentations"
     summary = "an albumentations pixel-level transform (optional extra gtkit[albumentations])"
     Params = AlbumentationsParams
+    params: AlbumentationsParams  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         from gtkit.degrade import albu
 
-        p: AlbumentationsParams = self.params  # type: ignore[assignment]
+        p = self.params
         return {"transform": p.transform, "args": dict(p.args), "seed": new_noise_seed(rng),
                 "version": albu.installed_version()}
 
