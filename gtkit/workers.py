@@ -31,7 +31,7 @@ import contextlib
 import gc
 import os
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gtkit.errors import GtkitError
@@ -215,7 +215,8 @@ class Pool:
             return run_inline(fn, *args)
         return Task(fn, self._executor(True).submit(fn, *args))
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *, ahead: int | None = None) -> Iterator[Any]:
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
+            ahead: int | None = None) -> Generator[Any, None, None]:
         """`fn(item)` for every item, in order. At most `ahead` tasks (default 4 per worker) are queued or
         done-but-not-taken at a time, so a long run's results do not pile up. Closing the iterator early
         cancels what has not started."""

@@ -76,7 +76,8 @@ def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tu
     for i, entry in enumerate(recipe.stages):
         rng = generator(seed, doc_key, page_no, "stage", i, entry.stage)
         applied = True if entry.p >= 1.0 else bool(rng.random() < entry.p)
-        stages.append({"stage": entry.stage, "applied": applied, "params": entry.build().sample(rng) if applied else None})
+        stages.append({"stage": entry.stage, "applied": applied,
+                       "params": entry.build().sample(rng) if applied else None})
     w_px, h_px = raster_size(size_pt[0], size_pt[1], dpi)
     return {"page": page_no, "size_px": [w_px, h_px], "geometry": g, "stages": stages}
 
