@@ -106,7 +106,7 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Proble
         gt = None
         problems += [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
     if not isinstance(fields, list):
-        return None, [], problems + [Problem(f, "/fields", "must be a list of field entries")]
+        return None, [], [*problems, Problem(f, "/fields", "must be a list of field entries")]
     upgrade_fields(fields, data["format"])
     for pointer, message in field_entry_errors(fields):
         problems.append(Problem(f, pointer, message))
@@ -252,7 +252,8 @@ def _check_bundle(path: Path, checks: PipelineChecks, doc_id: str | None) -> lis
     try:
         with open_pdf(pdf_file) as doc:
             if doc.page_count != gt.document.pages:
-                problems.append(Problem(g, "/document/pages", f"says {gt.document.pages}, the PDF has {doc.page_count}"))
+                problems.append(Problem(g, "/document/pages",
+                                        f"says {gt.document.pages}, the PDF has {doc.page_count}"))
     except GtkitError as e:
         return [*problems, Problem(str(pdf_file), "", e.message)]
 
