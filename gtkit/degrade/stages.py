@@ -29,16 +29,13 @@ from gtkit.degrade.params import (
     IntPair,
     IntRange,
     Options,
-    Params,
     draw,
     drawn_type,
     new_noise_seed,
     px,
 )
+from gtkit.degrade.params import Params as BaseParams  # each stage's own model is its nested class Params
 from gtkit.typed import Strict, error_at
-
-AnyParams = Params
-"""Any stage's parameters (within a stage's class body, `Params` names that stage's own model)."""
 
 
 class Stage:
@@ -46,10 +43,10 @@ class Stage:
 
     name: ClassVar[str]
     summary: ClassVar[str]
-    Params: ClassVar[type[Params]]
+    Params: ClassVar[type[BaseParams]]
     uses_noise: ClassVar[bool] = False
 
-    def __init__(self, params: AnyParams):
+    def __init__(self, params: BaseParams):
         self.params = params
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -78,7 +75,7 @@ class ToneCurve(Stage):
     name = "tone_curve"
     summary = "levels and gamma: contrast, faded ink, grey paper"
 
-    class Params(Params):
+    class Params(BaseParams):
         gamma: Annotated[FloatPair, FloatRange(0.2, 5.0)] = (1.0, 1.0)
         black: Annotated[FloatPair, FloatRange(0, 200)] = (0.0, 0.0)
         white: Annotated[FloatPair, FloatRange(50, 255)] = (255.0, 255.0)
@@ -95,7 +92,7 @@ class Tint(Stage):
     name = "tint"
     summary = "colour the page: paper and ink colours (carbon blue-grey, yellowed paper)"
 
-    class Params(Params):
+    class Params(BaseParams):
         paper: RGB = (255, 255, 255)
         ink: RGB = (0, 0, 0)
         amount: Annotated[FloatPair, FloatRange(0, 1)] = (1.0, 1.0)
@@ -109,7 +106,7 @@ class Blur(Stage):
     name = "blur"
     summary = "Gaussian blur (soft strokes, defocus), sigma in points"
 
-    class Params(Params):
+    class Params(BaseParams):
         sigma: Annotated[FloatPair, FloatRange(0, 5)] = (0.3, 0.3)
 
     @staticmethod
@@ -121,7 +118,7 @@ class Resample(Stage):
     name = "resample"
     summary = "down to an effective resolution (dpi_x, dpi_y) and back up"
 
-    class Params(Params):
+    class Params(BaseParams):
         dpi_x: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
         dpi_y: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
         up: Annotated[Options, Choice("linear", "nearest", "cubic")] = ["linear"]
@@ -135,7 +132,7 @@ class Jpeg(Stage):
     name = "jpeg"
     summary = "JPEG compression artefacts (encode and decode at a quality)"
 
-    class Params(Params):
+    class Params(BaseParams):
         quality: Annotated[IntPair, IntRange(5, 100)] = (75, 75)
 
     @staticmethod
@@ -147,7 +144,7 @@ class Threshold(Stage):
     name = "threshold"
     summary = "to 1 bit: Otsu, a fixed level, or Bayer ordered dithering"
 
-    class Params(Params):
+    class Params(BaseParams):
         method: Annotated[Options, Choice("otsu", "fixed", "bayer")] = ["otsu"]
         level: Annotated[FloatPair, FloatRange(1, 254)] = (128.0, 128.0)
         offset: Annotated[FloatPair, FloatRange(-60, 60)] = (0.0, 0.0)
@@ -162,7 +159,7 @@ class GaussianNoise(Stage):
     summary = "sensor noise: additive Gaussian noise, sigma in grey levels"
     uses_noise = True
 
-    class Params(Params):
+    class Params(BaseParams):
         sigma: Annotated[FloatPair, FloatRange(0, 80)] = (8.0, 8.0)
 
     @staticmethod
@@ -175,7 +172,7 @@ class PaperGrain(Stage):
     summary = "low-frequency paper texture"
     uses_noise = True
 
-    class Params(Params):
+    class Params(BaseParams):
         strength: Annotated[FloatPair, FloatRange(0, 0.5)] = (0.05, 0.05)
         grain: Annotated[FloatPair, FloatRange(0.5, 100)] = (3.0, 3.0)
 
@@ -195,7 +192,7 @@ class Speckle(Stage):
     summary = "salt-and-pepper specks, counts per letter page, radius in points"
     uses_noise = True
 
-    class Params(Params):
+    class Params(BaseParams):
         dark: Annotated[IntPair, IntRange(0, 200000)] = (500, 500)
         light: Annotated[IntPair, IntRange(0, 200000)] = (0, 0)
         radius: Annotated[FloatPair, FloatRange(0, 5)] = (0.1, 0.4)
@@ -225,7 +222,7 @@ class Dust(Stage):
     summary = "dust particles and hairs on the glass"
     uses_noise = True
 
-    class Params(Params):
+    class Params(BaseParams):
         particles: Annotated[IntPair, IntRange(0, 20000)] = (100, 100)
         radius: Annotated[FloatPair, FloatRange(0.05, 5)] = (0.2, 1.0)
         hairs: Annotated[IntPair, IntRange(0, 100)] = (2, 2)
@@ -263,7 +260,7 @@ class Streaks(Stage):
     name = "streaks"
     summary = "photocopier toner streaks: vertical dark (or light) bands"
 
-    class Params(Params):
+    class Params(BaseParams):
         count: Annotated[IntPair, IntRange(0, 50)] = (1, 3)
         width: Annotated[FloatPair, FloatRange(0.0005, 0.2)] = (0.002, 0.01)
         strength: Annotated[FloatPair, FloatRange(-1, 1)] = (0.1, 0.3)
@@ -294,7 +291,7 @@ class Vignette(Stage):
     name = "vignette"
     summary = "darker corners of a camera lens"
 
-    class Params(Params):
+    class Params(BaseParams):
         strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.2, 0.2)
         falloff: Annotated[FloatPair, FloatRange(0.5, 6)] = (2.0, 2.0)
 
@@ -307,7 +304,7 @@ class Illumination(Stage):
     name = "illumination"
     summary = "uneven light: a linear brightness ramp across the page"
 
-    class Params(Params):
+    class Params(BaseParams):
         angle: Annotated[FloatPair, FloatRange(-360, 360)] = (0.0, 360.0)
         strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.1, 0.1)
 
@@ -320,7 +317,7 @@ class Shadow(Stage):
     name = "shadow"
     summary = "shadowed copying: a dark band along one edge"
 
-    class Params(Params):
+    class Params(BaseParams):
         side: Annotated[Options, Choice("left", "right", "top", "bottom")] = ["left", "right"]
         width: Annotated[FloatPair, FloatRange(0.01, 0.6)] = (0.05, 0.15)
         depth: Annotated[FloatPair, FloatRange(0, 1)] = (0.3, 0.6)
@@ -335,7 +332,7 @@ class BleedThrough(Stage):
     name = "bleed_through"
     summary = "ink of the back side showing through (the page mirrored, blurred, faint)"
 
-    class Params(Params):
+    class Params(BaseParams):
         alpha: Annotated[FloatPair, FloatRange(0, 0.6)] = (0.1, 0.1)
         blur: Annotated[FloatPair, FloatRange(0, 10)] = (1.0, 1.0)
         offset: Annotated[FloatPair, FloatRange(-30, 30)] = (0.0, 0.0)
@@ -358,7 +355,7 @@ class BleedThrough(Stage):
         return ops.bleed_through(img, d["alpha"], px(d["blur"], dpi), px(d["offset"], dpi), px(d["offset_y"], dpi))
 
 
-class AlbumentationsParams(Params):
+class AlbumentationsParams(BaseParams):
     """`transform` names an albumentations pixel-level transform; every other key of the `[[stages]]` table is
     one of its arguments, as albumentations takes them (checked by albumentations itself when the recipe loads)."""
 
