@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jsonschema  # type: ignore[import-untyped]  # its stubs (types-jsonschema) are not a dependency
-from jsonschema.validators import validator_for  # type: ignore[import-untyped]  # as above
+from jsonschema.validators import validator_for  # type: ignore[import-untyped]  # types-jsonschema is not a dependency
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
-from scipy.sparse import coo_matrix  # type: ignore[import-untyped]  # as above
-from scipy.sparse.csgraph import connected_components  # type: ignore[import-untyped]  # as above
+from scipy.sparse import coo_matrix  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
+from scipy.sparse.csgraph import connected_components  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
 
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes for one dense block
 _BYTES_PER_PAIR = 20  # uint8 weights, bool temporaries, our float64 costs and SciPy's working copy
