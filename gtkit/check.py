@@ -15,22 +15,22 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from collections.abc import Callable, Mapping
 from functools import partial
 from itertools import repeat
-from collections.abc import Callable, Mapping
 from pathlib import Path
-
 from typing import Any
 
 from pydantic import ValidationError
 
 from gtkit.corrections import log_problems, recorded
 from gtkit.errors import GtkitError, Problem
+from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
 from gtkit.format import (
-    READABLE_VERSIONS,
     GT_NAME,
     INDEX_NAME,
     PDF_NAME,
+    READABLE_VERSIONS,
     SCHEMA_NAME,
     Bundle,
     GroundTruth,
@@ -40,14 +40,18 @@ from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.flat import FlatEntries
 from gtkit.format.models import upgrade_fields
 from gtkit.format.writer import field_entry_errors
-from gtkit.typed import pointer_of
-from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
-from gtkit.scoring.normalize import value_key
 from gtkit.pdf import open_pdf
-from gtkit.schema import (check_schema, compile_schema, fast_validation_errors, leaf_values, resolve_pointer,
-                          undescribed_key)
+from gtkit.schema import (
+    check_schema,
+    compile_schema,
+    fast_validation_errors,
+    leaf_values,
+    resolve_pointer,
+    undescribed_key,
+)
+from gtkit.scoring.normalize import value_key
+from gtkit.typed import pointer_of
 from gtkit.workers import Pool, Progress, no_gc, pool_for
-
 
 PipelineCheck = Callable[[Bundle], list[Problem]]
 """A pipeline's check gets the bundle with its field entries validated, read through `bundle.field_entries()`
@@ -102,7 +106,7 @@ def _parse_gt(gt_path: Path) -> tuple[GroundTruth | None, list[Any], list[Proble
         gt = None
         problems += [Problem(f, pointer_of(tuple(err["loc"])), err["msg"]) for err in e.errors()]
     if not isinstance(fields, list):
-        return None, [], problems + [Problem(f, "/fields", "must be a list of field entries")]
+        return None, [], [*problems, Problem(f, "/fields", "must be a list of field entries")]
     upgrade_fields(fields, data["format"])
     for pointer, message in field_entry_errors(fields):
         problems.append(Problem(f, pointer, message))
@@ -248,7 +252,8 @@ def _check_bundle(path: Path, checks: PipelineChecks, doc_id: str | None) -> lis
     try:
         with open_pdf(pdf_file) as doc:
             if doc.page_count != gt.document.pages:
-                problems.append(Problem(g, "/document/pages", f"says {gt.document.pages}, the PDF has {doc.page_count}"))
+                problems.append(Problem(g, "/document/pages",
+                                        f"says {gt.document.pages}, the PDF has {doc.page_count}"))
     except GtkitError as e:
         return [*problems, Problem(str(pdf_file), "", e.message)]
 

@@ -61,7 +61,7 @@ def log_problems(parameters: dict[str, Any] | None, values: Mapping[str, Any]) -
 
 
 def original_expected(expected: Any, parameters: dict[str, Any] | None,
-                      trust: dict[str, str]) -> tuple[Any, list[tuple[str, str]]]:
+                      trust: Mapping[str, str]) -> tuple[Any, list[tuple[str, str]]]:
     """(`expected` as the pipeline wrote it, problems as (JSON Pointer into gt.json, message)).
 
     Every recorded correction of a `human` cell (`trust`: field path -> trust) is undone, latest first, so

@@ -89,7 +89,7 @@ def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, 
         for b in bundles:
             dataset.adopt(b.path.name)
         dataset.write_index()
-        checked, problems = check_path(stage, CHECKS, pool=pool)
+        _, problems = check_path(stage, CHECKS, pool=pool)
         if problems:
             raise GtkitError(f"demo bundles failed their checks: {problems[0]}", out)
         for b in bundles:
@@ -105,7 +105,7 @@ def run_demo(out: Path, *, family: str = "creditor_matrix", records: int = 600, 
             write_json_atomic(stage / "system" / f"{b.doc_id}.citations.json", cites)
         self_score = score_path(stage, stage / "self", by="perception", pool=pool)
         system_score = score_path(stage, stage / "system", by="perception", pool=pool)
-        write_bytes_atomic(stage / "scores.json", (json.dumps(
-            {"self": self_score.to_dict(), "simulated_system": system_score.to_dict()}, indent=1) + "\n").encode(), force=True)
+        scores = {"self": self_score.to_dict(), "simulated_system": system_score.to_dict()}
+        write_bytes_atomic(stage / "scores.json", (json.dumps(scores, indent=1) + "\n").encode(), force=True)
     return DemoResult(out=out, bundles=[b.doc_id for b in bundles], pages=made[0].pages,
                       self_score=self_score, system_score=system_score)

@@ -95,7 +95,8 @@ def pixel_homography(h_norm: np.ndarray, width_px: int, height_px: int) -> np.nd
 
 def clamp_box(box: BoxT) -> tuple[float, float, float, float]:
     """A box with every coordinate clamped to [0, 1]: (min(max(v, 0), 1) for v in box)."""
-    return tuple(min(max(float(v), 0.0), 1.0) for v in box)  # type: ignore[return-value]
+    x0, y0, x1, y1 = (min(max(float(v), 0.0), 1.0) for v in box)
+    return (x0, y0, x1, y1)
 
 
 def transform_boxes(h: np.ndarray, boxes: Sequence[BoxT]) -> tuple[np.ndarray, np.ndarray]:

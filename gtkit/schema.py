@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import jsonschema
-from jsonschema.validators import validator_for
+import jsonschema  # type: ignore[import-untyped]  # its stubs (types-jsonschema) are not a dependency
+from jsonschema.validators import validator_for  # type: ignore[import-untyped]  # types-jsonschema is not a dependency
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json
@@ -197,7 +197,7 @@ class _Compiler:
 
     def whole(self, s: dict[str, Any]) -> dict[str, Any]:
         """`s` with the root's definitions (and dialect), so a value can be validated against it alone."""
-        shared = {k: self.root[k] for k in ("$schema", "$defs", "definitions") if k in self.root}
+        shared: dict[str, Any] = {k: self.root[k] for k in ("$schema", "$defs", "definitions") if k in self.root}
         return {**shared, **s}
 
 
@@ -326,7 +326,8 @@ def check_schema(schema: Any, path: Path | str | None = None) -> dict[str, Any]:
     return schema
 
 
-TASK_ROOT = 'a task schema\'s top level must be an object schema ("type": "object" with "properties") that gtkit walks leaf by leaf'
+TASK_ROOT = ('a task schema\'s top level must be an object schema ("type": "object" with "properties") '
+             "that gtkit walks leaf by leaf")
 
 
 def _not_an_object_schema(schema: dict[str, Any], root: Node) -> str:

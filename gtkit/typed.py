@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_json, read_jsonl, read_toml
@@ -68,7 +68,7 @@ def error_at(loc: tuple[str | int, ...], message: str) -> ValidationError:
     return ValidationError.from_exception_data("gtkit", [detail])
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     if err["type"] == "extra_forbidden":
         return "unknown key"
     if err["type"] == "missing":

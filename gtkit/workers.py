@@ -31,7 +31,7 @@ import contextlib
 import gc
 import os
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gtkit.errors import GtkitError
@@ -136,7 +136,7 @@ class Task:
             return self._value
         try:
             return self._future.result()
-        except Exception as e:  # noqa: BLE001 - one line for the CLI, the cause kept for --debug
+        except Exception as e:  # one line for the CLI, the cause kept for --debug
             err = _worker_error(self._fn, e)
             if err is e:
                 raise
@@ -152,7 +152,7 @@ def run_inline(fn: Callable[..., Any], *args: Any) -> Task:
     """`fn(*args)` run now, in this process, its result or exception kept for `result()`."""
     try:
         return Task(fn, value=fn(*args))
-    except Exception as e:  # noqa: BLE001 - raised again by result()
+    except Exception as e:  # raised again by result()
         return Task(fn, error=e)
 
 
@@ -215,7 +215,8 @@ class Pool:
             return run_inline(fn, *args)
         return Task(fn, self._executor(True).submit(fn, *args))
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *, ahead: int | None = None) -> Iterator[Any]:
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
+            ahead: int | None = None) -> Generator[Any, None, None]:
         """`fn(item)` for every item, in order. At most `ahead` tasks (default 4 per worker) are queued or
         done-but-not-taken at a time, so a long run's results do not pile up. Closing the iterator early
         cancels what has not started."""

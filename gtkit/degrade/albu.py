@@ -35,9 +35,10 @@ def module() -> Any:
     """albumentations, imported on first use (without its network check for a newer release)."""
     os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
     try:
-        import albumentations
+        import albumentations  # type: ignore[import-untyped]  # albumentations ships no py.typed marker
     except ImportError:
-        raise ValueError(f"the albumentations stage needs albumentations, which is not installed: {INSTALL_HINT}") from None
+        raise ValueError(f"the albumentations stage needs albumentations, which is not installed: {INSTALL_HINT}") \
+            from None
     return albumentations
 
 
@@ -164,7 +165,8 @@ def _plain(v: Any) -> Any:
     return None
 
 
-def apply(img: np.ndarray, name: str, args: dict[str, Any], seed: int, version: str) -> tuple[np.ndarray, dict[str, Any]]:
+def apply(img: np.ndarray, name: str, args: dict[str, Any], seed: int,
+          version: str) -> tuple[np.ndarray, dict[str, Any]]:
     """The page through the transform, seeded with `seed`; returns the image and the values it drew.
 
     A page recorded with another albumentations release is refused: its draws would differ."""

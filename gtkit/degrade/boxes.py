@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -16,8 +16,17 @@ letter page, 0.003 px at 300 dpi, and moves the IoU of a word box 0.01 of the pa
 drawing and grounding at IoU 0.5 read the same as from the unrounded float (a third of the bytes of gt.json)."""
 
 
+T = TypeVar("T")
+
+
 def _valid(box: Sequence[float]) -> bool:
     return box[0] < box[2] and box[1] < box[3]
+
+
+def _four(items: Iterable[T]) -> tuple[T, T, T, T]:
+    """The four coordinates of a box, or the four corners of a quad, as the format's 4-tuple."""
+    a, b, c, d = items
+    return (a, b, c, d)
 
 
 def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
@@ -31,35 +40,35 @@ def transform_evidence(ev: Evidence, h: np.ndarray) -> Evidence:
     A box or word pushed wholly off the page (empty after clamping) is dropped rather than made invalid.
     `verified` carries over: the move is exact.
     """
-    if ev.box is None and ev.quad is None:
+    if ev.quad is not None:
+        quad, box = transform_quad(h, np.asarray(ev.quad, dtype=float))
+    elif ev.box is not None:
+        quads, boxes = transform_boxes(h, [ev.box])
+        quad, box = quads[0], _four(map(float, boxes[0]))
+    else:
         words = ev.words
         if words:
             _, wb = transform_boxes(h, words)
-            words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
+            words = [_four(map(float, b)) for b in wb if _valid(b)] or None
         return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote, verified=ev.verified)
-    if ev.quad is not None:
-        quad, box = transform_quad(h, np.asarray(ev.quad, dtype=float))
-    else:
-        quads, boxes = transform_boxes(h, [ev.box])
-        quad, box = quads[0], tuple(map(float, boxes[0]))
     words = None
     if ev.words:
         _, wb = transform_boxes(h, ev.words)
-        words = [tuple(map(float, b)) for b in wb if _valid(b)] or None
+        words = [_four(map(float, b)) for b in wb if _valid(b)] or None
     if not _valid(box):
         return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote, verified=ev.verified)
     return Evidence(
         page=ev.page,
         box=box,
         words=words,
-        quad=tuple((float(x), float(y)) for x, y in quad),
+        quad=_four((float(x), float(y)) for x, y in quad),
         quote=ev.quote,
         verified=ev.verified,  # moved in closed form: as verified as the parent's box
     )
 
 
-def _rounded(values: Sequence[float]) -> tuple[float, ...]:
-    return tuple(round(float(v), COORD_DECIMALS) for v in values)
+def _rounded(v: float) -> float:
+    return round(float(v), COORD_DECIMALS)
 
 
 def stored_evidence(ev: Evidence) -> Evidence:
@@ -68,13 +77,14 @@ def stored_evidence(ev: Evidence) -> Evidence:
     rounding leaves empty is dropped, as one pushed off the page is."""
     words = ev.words
     if words:
-        words = [w for w in map(_rounded, words) if _valid(w)] or None
+        words = [w for w in (_four(map(_rounded, w)) for w in words) if _valid(w)] or None
     if ev.quad is None:
-        box = _rounded(ev.box) if ev.box is not None else None
+        box = _four(map(_rounded, ev.box)) if ev.box is not None else None
         return Evidence(page=ev.page, box=box if box is None or _valid(box) else None, words=words, quad=None,
                         quote=ev.quote, verified=ev.verified)
-    quad = tuple(_rounded(point) for point in ev.quad)
-    box = clamp_box((min(x for x, _ in quad), min(y for _, y in quad), max(x for x, _ in quad), max(y for _, y in quad)))
+    quad = _four((_rounded(x), _rounded(y)) for x, y in ev.quad)
+    box = clamp_box((min(x for x, _ in quad), min(y for _, y in quad),
+                     max(x for x, _ in quad), max(y for _, y in quad)))
     if not _valid(box):
         return Evidence(page=ev.page, box=None, words=words, quad=None, quote=ev.quote, verified=ev.verified)
     return Evidence(page=ev.page, box=box, words=words, quad=quad, quote=ev.quote, verified=ev.verified)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from gtkit.degrade.recipe import Recipe
+from gtkit.degrade.stages import Resample
 from gtkit.errors import GtkitError
 
 MIN_TEXT_PX = 7.0
@@ -22,8 +23,8 @@ def lowest_resolution(recipe: Recipe, dpi: int) -> float:
     """The lowest vertical resolution (dots per inch) a page of this recipe passes through."""
     lowest = float(dpi)
     for entry in recipe.stages:
-        if entry.stage == "resample" and entry.p > 0:
-            lowest = min(lowest, float(min(entry.params.dpi_y)))  # the stage's validated range
+        if isinstance(entry.params, Resample.Params) and entry.p > 0:  # the resample stage's validated ranges
+            lowest = min(lowest, float(min(entry.params.dpi_y)))
     return lowest
 
 

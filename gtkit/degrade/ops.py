@@ -13,6 +13,7 @@ separate ghost image), never where ink sits.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -53,7 +54,7 @@ def _gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return cv2.multiply(img, g, scale=1.0 / 255.0)
 
 
-def _coarse(shape: tuple[int, int], fn, step: int = 8) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _coarse(shape: tuple[int, int], fn: Callable[[np.ndarray, np.ndarray], np.ndarray], step: int = 8) -> np.ndarray:
     """A smooth gain field fn(x, y) in [0, 1] (normalized coordinates of pixel centres), evaluated on a coarse
     grid, quantized to uint8 (0..255) and resized up bilinearly to the image size."""
     hgt, wid = shape
@@ -82,8 +83,10 @@ _NORMAL_Q = _normal_quantiles()
 # --- tone and color -----------------------------------------------------------------------------------------------
 
 
-def tone_curve(img: np.ndarray, gamma: float, black: float, white: float, out_black: float, out_white: float) -> np.ndarray:
-    """Levels and gamma by lookup table: v' = out_black + (out_white - out_black) * clip((v - black) / (white - black))^gamma."""
+def tone_curve(img: np.ndarray, gamma: float, black: float, white: float, out_black: float,
+               out_white: float) -> np.ndarray:
+    """Levels and gamma by lookup table:
+    v' = out_black + (out_white - out_black) * clip((v - black) / (white - black))^gamma."""
     x = np.arange(256, dtype=np.float64)
     t = np.clip((x - black) / max(white - black, 1e-6), 0.0, 1.0) ** gamma
     lut = _u8(out_black + (out_white - out_black) * t)
@@ -131,7 +134,10 @@ def jpeg_roundtrip(img: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality), cv2.IMWRITE_JPEG_OPTIMIZE, 0])
     if not ok:  # pragma: no cover - OpenCV always encodes uint8 images
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    out = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    if out is None:  # pragma: no cover - OpenCV decodes what it has just encoded
+        raise RuntimeError("JPEG decoding failed")
+    return out
 
 
 # --- binarization -------------------------------------------------------------------------------------------------
@@ -214,7 +220,7 @@ def _spots(shape: tuple[int, int], count: int, radius_px: tuple[float, float], r
     small = rs < 0.75
     mask[ys[small], xs[small]] = 255
     for x, y, r in zip(xs[~small], ys[~small], rs[~small], strict=True):
-        cv2.circle(mask, (int(x), int(y)), max(1, int(round(r))), 255, -1, lineType=cv2.LINE_8)
+        cv2.circle(mask, (int(x), int(y)), max(1, round(float(r))), 255, -1, lineType=cv2.LINE_8)
     return mask
 
 
@@ -250,7 +256,7 @@ def dust(
             ang += rng.normal(0, 0.35)
             x += math.cos(ang) * hair_len_px / steps
             y += math.sin(ang) * hair_len_px / steps
-        thick = max(1, int(round(radius_px[0])))
+        thick = max(1, round(float(radius_px[0])))
         cv2.polylines(mask, [np.rint(np.array(pts)).astype(np.int32)], False, 255, thick, lineType=cv2.LINE_AA)
     soft = cv2.GaussianBlur(mask, (0, 0), 0.7) if (particles or hairs) else mask
     lut = _u8(255.0 * (1.0 - darkness * np.arange(256) / 255.0))
@@ -263,8 +269,8 @@ def streaks(img: np.ndarray, bands: list[dict[str, float]]) -> np.ndarray:
     out = img.copy()
     wid = img.shape[1]
     for band in bands:
-        a = int(round(band["x"] * wid))
-        b = max(a + 1, int(round((band["x"] + band["width"]) * wid)))
+        a = round(float(band["x"] * wid))
+        b = max(a + 1, round(float((band["x"] + band["width"]) * wid)))
         s = float(band["strength"])
         x = np.arange(256, dtype=np.float64)
         lut = _u8(x * (1 - s)) if s >= 0 else _u8(x + (255 - x) * (-s))

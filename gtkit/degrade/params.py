@@ -1,30 +1,49 @@
 """A stage's parameters: the kinds a recipe may give them in, validated, and the draw of concrete values.
 
-Each parameter of a stage's `Params` model is declared with its kind and allowed bounds: `FloatRange(lo, hi)`
-and `IntRange(lo, hi)` (a number, or a range `[lo, hi]` within the bounds), `Choice(*options)` (one option or a
-list of them) or `RGB` (a fixed colour); anything else is a fixed value. `draw` gives one concrete value per
-parameter from the Generator it is handed (uniform over the range or the options); `drawn_type` is the type of
-that value, which a replay reads back from the record. `px` turns a length in PDF points into pixels.
+Each parameter of a stage's `Params` model is declared with its kind and allowed bounds, as `Annotated` metadata:
+`Annotated[FloatPair, FloatRange(lo, hi)]` and `Annotated[IntPair, IntRange(lo, hi)]` (a number, or a range
+`[lo, hi]` within the bounds), `Annotated[Options, Choice(*options)]` (one option or a list of them) or `RGB` (a
+fixed colour); anything else is a fixed value. `draw` gives one concrete value per parameter from the Generator
+it is handed (uniform over the range or the options); `drawn_type` is the type of that value, which a replay
+reads back from the record. `px` turns a length in PDF points into pixels.
 The stages themselves are in `gtkit.degrade.stages`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetCoreSchemaHandler, StrictInt
+from pydantic_core import CoreSchema
 
 from gtkit.typed import Strict
 
 
 class _Kind:
+    """What `draw` does with a parameter: "float", "int", "choice" (one of `options`) or "fixed"."""
+
     def __init__(self, kind: str, options: tuple[str, ...] = ()):
         self.kind = kind
         self.options = options
 
 
+class _Checked(_Kind):
+    """A parameter's kind that also checks the recipe's value (`check`, before pydantic's own validation):
+    `Annotated` metadata, pydantic calls `__get_pydantic_core_schema__` to build the field's validator."""
+
+    def check(self, v: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return BeforeValidator(self.check).__get_pydantic_core_schema__(source, handler)
+
+
+@overload
+def _number(v: Any, integer: Literal[True]) -> int: ...
+@overload
+def _number(v: Any, integer: bool) -> float | int: ...
 def _number(v: Any, integer: bool) -> float | int:
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"expected a number, got {type(v).__name__} {v!r}")
@@ -35,8 +54,13 @@ def _number(v: Any, integer: bool) -> float | int:
     return int(v) if integer else float(v)
 
 
-def _range_validator(lo: float, hi: float, integer: bool):  # type: ignore[no-untyped-def]
-    def check(v: Any) -> tuple[float, float]:
+class _Range(_Checked):
+    def __init__(self, kind: str, lo: float, hi: float):
+        super().__init__(kind)
+        self.lo, self.hi = lo, hi
+
+    def check(self, v: Any) -> tuple[float, float]:
+        integer, lo, hi = self.kind == "int", self.lo, self.hi
         if isinstance(v, list | tuple):
             if len(v) != 2:
                 raise ValueError(f"a range is [lo, hi], got {len(v)} values")
@@ -49,21 +73,32 @@ def _range_validator(lo: float, hi: float, integer: bool):  # type: ignore[no-un
             raise ValueError(f"{[a, b] if a != b else a} is outside the allowed range [{lo}, {hi}]")
         return (a, b)
 
-    return check
+
+class FloatRange(_Range):
+    """A float parameter, `Annotated[FloatPair, FloatRange(lo, hi)]`: a number or [lo, hi], every value within the
+    allowed bounds [lo, hi]."""
+
+    def __init__(self, lo: float, hi: float):
+        super().__init__("float", lo, hi)
 
 
-def FloatRange(lo: float, hi: float) -> Any:  # noqa: N802 - a type factory
-    """A float parameter: a number or [lo, hi], every value within the allowed bounds [lo, hi]."""
-    return Annotated[tuple[float, float], BeforeValidator(_range_validator(lo, hi, False)), _Kind("float")]
+class IntRange(_Range):
+    """An integer parameter, `Annotated[IntPair, IntRange(lo, hi)]`: an integer or [lo, hi] (both ends included),
+    within the allowed bounds."""
+
+    def __init__(self, lo: int, hi: int):
+        super().__init__("int", lo, hi)
 
 
-def IntRange(lo: int, hi: int) -> Any:  # noqa: N802
-    """An integer parameter: an integer or [lo, hi] (both ends included), within the allowed bounds."""
-    return Annotated[tuple[int, int], BeforeValidator(_range_validator(lo, hi, True)), _Kind("int")]
+class Choice(_Checked):
+    """A choice parameter, `Annotated[Options, Choice(*options)]`: one option or a list of options, drawn
+    uniformly."""
 
+    def __init__(self, *options: str):
+        super().__init__("choice", options)
 
-def _choice_validator(options: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    def check(v: Any) -> list[str]:
+    def check(self, v: Any) -> list[str]:
+        options = self.options
         vals = v if isinstance(v, list) else [v]
         if not vals:
             raise ValueError("give at least one option")
@@ -74,21 +109,22 @@ def _choice_validator(options: tuple[str, ...]):  # type: ignore[no-untyped-def]
                 raise ValueError(f"{x!r} is not one of {list(options)}")
         return vals
 
-    return check
 
-
-def Choice(*options: str) -> Any:  # noqa: N802
-    """A choice parameter: one option or a list of options, drawn uniformly."""
-    return Annotated[list[str], BeforeValidator(_choice_validator(options)), _Kind("choice", options)]
+FloatPair = tuple[float, float]
+"""The type of a FloatRange parameter: the range [lo, hi] a recipe gives (a single number x is [x, x])."""
+IntPair = tuple[int, int]
+"""The type of an IntRange parameter."""
+Options = list[str]
+"""The type of a Choice parameter: the options a recipe allows."""
 
 
 def _rgb(v: Any) -> tuple[int, int, int]:
     if not isinstance(v, list | tuple) or len(v) != 3:
         raise ValueError(f"expected an RGB triple [r, g, b], got {v!r}")
-    out = tuple(_number(x, True) for x in v)
-    if any(not 0 <= x <= 255 for x in out):
-        raise ValueError(f"RGB values must be within [0, 255], got {list(out)}")
-    return out  # type: ignore[return-value]
+    r, g, b = (_number(x, True) for x in v)
+    if any(not 0 <= x <= 255 for x in (r, g, b)):
+        raise ValueError(f"RGB values must be within [0, 255], got {[r, g, b]}")
+    return (r, g, b)
 
 
 RGB = Annotated[tuple[int, int, int], BeforeValidator(_rgb), _Kind("fixed")]
@@ -154,4 +190,7 @@ def new_noise_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63 - 1))
 
 
-__all__ = ["RGB", "Choice", "Finite", "FloatRange", "IntRange", "Params", "draw", "drawn_type", "new_noise_seed", "px"]
+__all__ = [
+    "RGB", "Choice", "Finite", "FloatPair", "FloatRange", "IntPair", "IntRange", "Options", "Params", "draw",
+    "drawn_type", "new_noise_seed", "px",
+]

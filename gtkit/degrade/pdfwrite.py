@@ -63,7 +63,7 @@ class ImagePdfWriter:
     """Write pages in order with `add_page`, then `close`; objects 1 and 2 are the catalog and page tree."""
 
     def __init__(self, path: Path):
-        self._f: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self._f: BinaryIO = open(path, "wb")  # noqa: SIM115  # closed in close()
         self._offsets: dict[int, int] = {}
         self._next = 3
         self._pages: list[int] = []

@@ -22,6 +22,8 @@ import numpy as np
 
 from gtkit.check import content_problems
 from gtkit.degrade.boxes import transform_field_dict
+from gtkit.degrade.fit import fitting_geometry
+from gtkit.degrade.legibility import check_legible
 from gtkit.degrade.recipe import Recipe, load_recipe, sample_geometry, slug
 from gtkit.degrade.record import DegradedGt, DegradeRecord
 from gtkit.errors import GtkitError
@@ -40,8 +42,6 @@ from gtkit.format import (
     write_bundle_output,
     write_dataset,
 )
-from gtkit.degrade.fit import fitting_geometry
-from gtkit.degrade.legibility import check_legible
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 from gtkit.typed import parse
@@ -76,7 +76,8 @@ def plan_page(recipe: Recipe, seed: int, doc_key: str, page_no: int, size_pt: tu
     for i, entry in enumerate(recipe.stages):
         rng = generator(seed, doc_key, page_no, "stage", i, entry.stage)
         applied = True if entry.p >= 1.0 else bool(rng.random() < entry.p)
-        stages.append({"stage": entry.stage, "applied": applied, "params": entry.build().sample(rng) if applied else None})
+        stages.append({"stage": entry.stage, "applied": applied,
+                       "params": entry.build().sample(rng) if applied else None})
     w_px, h_px = raster_size(size_pt[0], size_pt[1], dpi)
     return {"page": page_no, "size_px": [w_px, h_px], "geometry": g, "stages": stages}
 
@@ -152,7 +153,7 @@ def render_page(task: tuple[str, int, int, dict[str, Any], str, int]) -> tuple[s
         gray = rasterize(pdf_path, page_index, tuple(plan["size_px"]))
     except GtkitError:
         raise
-    except Exception as e:  # noqa: BLE001 - MuPDF failures on a damaged file become one line
+    except Exception as e:  # MuPDF failures on a damaged file become one line
         raise GtkitError(f"page {page_index + 1}: cannot render ({type(e).__name__}: {e})", pdf_path) from None
     img, drawn = apply_plan(gray, plan, dpi)
     return (*ops.encode(img, fmt, quality), drawn)

@@ -37,7 +37,7 @@ from pydantic import (
     model_validator,
 )
 
-from gtkit.degrade.params import FloatRange, IntRange, Params, draw
+from gtkit.degrade.params import FloatPair, FloatRange, IntPair, IntRange, Params, draw
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, Stage
 from gtkit.errors import GtkitError
 from gtkit.fileio import read_toml
@@ -49,10 +49,10 @@ class Geometry(Params):
     """Ranges of the page homography: rotation (degrees, about the centre), uniform scale, and the shift of
     each corner coordinate (a magnitude in [lo, hi] as a fraction of the page side, with a random sign)."""
 
-    rotation_deg: FloatRange(-15, 15) = (-2.0, 2.0)
-    scale: FloatRange(0.5, 1.2) = (1.0, 1.0)
-    corner_shift: FloatRange(0, 0.08) = (0.0, 0.01)
-    background: IntRange(0, 255) = (255, 255)
+    rotation_deg: Annotated[FloatPair, FloatRange(-15, 15)] = (-2.0, 2.0)
+    scale: Annotated[FloatPair, FloatRange(0.5, 1.2)] = (1.0, 1.0)
+    corner_shift: Annotated[FloatPair, FloatRange(0, 0.08)] = (0.0, 0.01)
+    background: Annotated[IntPair, IntRange(0, 255)] = (255, 255)
 
 
 class Output(Strict):
@@ -119,7 +119,8 @@ class Recipe(Strict):
             "description": self.description,
             "geometry": self.geometry.as_recipe(),
             "output": self.output.model_dump(),
-            "stages": [{"stage": e.stage, **({"p": e.p} if e.p != 1.0 else {}), **e.params.as_recipe()} for e in self.stages],
+            "stages": [{"stage": e.stage, **({"p": e.p} if e.p != 1.0 else {}), **e.params.as_recipe()}
+                       for e in self.stages],
         }
 
 

@@ -135,4 +135,4 @@ class DegradeRecord(Strict):
 class DegradedGt(GroundTruth):
     """A degraded bundle's gt.json: the shared format, its provenance a `DegradeRecord`."""
 
-    provenance: DegradeRecord  # type: ignore[assignment]
+    provenance: DegradeRecord  # type: ignore[assignment]  # pydantic: degrade's own record, no Provenance subclass

@@ -14,7 +14,7 @@ in `NON_RIGID` and refused when a recipe loads.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from pydantic import StrictInt, model_validator
@@ -24,14 +24,17 @@ from gtkit.degrade.params import (
     RGB,
     Choice,
     Finite,
+    FloatPair,
     FloatRange,
+    IntPair,
     IntRange,
-    Params,
+    Options,
     draw,
     drawn_type,
     new_noise_seed,
     px,
 )
+from gtkit.degrade.params import Params as BaseParams  # each stage's own model is its nested class Params
 from gtkit.typed import Strict, error_at
 
 
@@ -40,10 +43,10 @@ class Stage:
 
     name: ClassVar[str]
     summary: ClassVar[str]
-    Params: ClassVar[type[Params]]
+    Params: ClassVar[type[BaseParams]]
     uses_noise: ClassVar[bool] = False
 
-    def __init__(self, params: Params):
+    def __init__(self, params: BaseParams):
         self.params = params
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -72,26 +75,27 @@ class ToneCurve(Stage):
     name = "tone_curve"
     summary = "levels and gamma: contrast, faded ink, grey paper"
 
-    class Params(Params):
-        gamma: FloatRange(0.2, 5.0) = (1.0, 1.0)
-        black: FloatRange(0, 200) = (0.0, 0.0)
-        white: FloatRange(50, 255) = (255.0, 255.0)
-        out_black: FloatRange(0, 255) = (0.0, 0.0)
-        out_white: FloatRange(0, 255) = (255.0, 255.0)
+    class Params(BaseParams):
+        gamma: Annotated[FloatPair, FloatRange(0.2, 5.0)] = (1.0, 1.0)
+        black: Annotated[FloatPair, FloatRange(0, 200)] = (0.0, 0.0)
+        white: Annotated[FloatPair, FloatRange(50, 255)] = (255.0, 255.0)
+        out_black: Annotated[FloatPair, FloatRange(0, 255)] = (0.0, 0.0)
+        out_white: Annotated[FloatPair, FloatRange(0, 255)] = (255.0, 255.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
-        return ops.tone_curve(img, d["gamma"], d["black"], max(d["white"], d["black"] + 1), d["out_black"], d["out_white"])
+        return ops.tone_curve(img, d["gamma"], d["black"], max(d["white"], d["black"] + 1), d["out_black"],
+                              d["out_white"])
 
 
 class Tint(Stage):
     name = "tint"
     summary = "colour the page: paper and ink colours (carbon blue-grey, yellowed paper)"
 
-    class Params(Params):
+    class Params(BaseParams):
         paper: RGB = (255, 255, 255)
         ink: RGB = (0, 0, 0)
-        amount: FloatRange(0, 1) = (1.0, 1.0)
+        amount: Annotated[FloatPair, FloatRange(0, 1)] = (1.0, 1.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -102,8 +106,8 @@ class Blur(Stage):
     name = "blur"
     summary = "Gaussian blur (soft strokes, defocus), sigma in points"
 
-    class Params(Params):
-        sigma: FloatRange(0, 5) = (0.3, 0.3)
+    class Params(BaseParams):
+        sigma: Annotated[FloatPair, FloatRange(0, 5)] = (0.3, 0.3)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -114,10 +118,10 @@ class Resample(Stage):
     name = "resample"
     summary = "down to an effective resolution (dpi_x, dpi_y) and back up"
 
-    class Params(Params):
-        dpi_x: FloatRange(20, 1200) = (100.0, 100.0)
-        dpi_y: FloatRange(20, 1200) = (100.0, 100.0)
-        up: Choice("linear", "nearest", "cubic") = ["linear"]
+    class Params(BaseParams):
+        dpi_x: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
+        dpi_y: Annotated[FloatPair, FloatRange(20, 1200)] = (100.0, 100.0)
+        up: Annotated[Options, Choice("linear", "nearest", "cubic")] = ["linear"]
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -128,8 +132,8 @@ class Jpeg(Stage):
     name = "jpeg"
     summary = "JPEG compression artefacts (encode and decode at a quality)"
 
-    class Params(Params):
-        quality: IntRange(5, 100) = (75, 75)
+    class Params(BaseParams):
+        quality: Annotated[IntPair, IntRange(5, 100)] = (75, 75)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -140,10 +144,10 @@ class Threshold(Stage):
     name = "threshold"
     summary = "to 1 bit: Otsu, a fixed level, or Bayer ordered dithering"
 
-    class Params(Params):
-        method: Choice("otsu", "fixed", "bayer") = ["otsu"]
-        level: FloatRange(1, 254) = (128.0, 128.0)
-        offset: FloatRange(-60, 60) = (0.0, 0.0)
+    class Params(BaseParams):
+        method: Annotated[Options, Choice("otsu", "fixed", "bayer")] = ["otsu"]
+        level: Annotated[FloatPair, FloatRange(1, 254)] = (128.0, 128.0)
+        offset: Annotated[FloatPair, FloatRange(-60, 60)] = (0.0, 0.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -155,8 +159,8 @@ class GaussianNoise(Stage):
     summary = "sensor noise: additive Gaussian noise, sigma in grey levels"
     uses_noise = True
 
-    class Params(Params):
-        sigma: FloatRange(0, 80) = (8.0, 8.0)
+    class Params(BaseParams):
+        sigma: Annotated[FloatPair, FloatRange(0, 80)] = (8.0, 8.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -168,9 +172,9 @@ class PaperGrain(Stage):
     summary = "low-frequency paper texture"
     uses_noise = True
 
-    class Params(Params):
-        strength: FloatRange(0, 0.5) = (0.05, 0.05)
-        grain: FloatRange(0.5, 100) = (3.0, 3.0)
+    class Params(BaseParams):
+        strength: Annotated[FloatPair, FloatRange(0, 0.5)] = (0.05, 0.05)
+        grain: Annotated[FloatPair, FloatRange(0.5, 100)] = (3.0, 3.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -180,7 +184,7 @@ class PaperGrain(Stage):
 def _per_page(count_per_page: float, img: np.ndarray, dpi: int) -> int:
     """Counts in recipes are per letter-size page area (612 x 792 pt); scale by the actual area."""
     area_pt = img.shape[0] * img.shape[1] * (72.0 / dpi) ** 2
-    return int(round(count_per_page * area_pt / (612.0 * 792.0)))
+    return round(count_per_page * area_pt / (612.0 * 792.0))
 
 
 class Speckle(Stage):
@@ -188,15 +192,17 @@ class Speckle(Stage):
     summary = "salt-and-pepper specks, counts per letter page, radius in points"
     uses_noise = True
 
-    class Params(Params):
-        dark: IntRange(0, 200000) = (500, 500)
-        light: IntRange(0, 200000) = (0, 0)
-        radius: FloatRange(0, 5) = (0.1, 0.4)
-        dark_level: IntRange(0, 255) = (30, 30)
+    class Params(BaseParams):
+        dark: Annotated[IntPair, IntRange(0, 200000)] = (500, 500)
+        light: Annotated[IntPair, IntRange(0, 200000)] = (0, 0)
+        radius: Annotated[FloatPair, FloatRange(0, 5)] = (0.1, 0.4)
+        dark_level: Annotated[IntPair, IntRange(0, 255)] = (30, 30)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each speck draws its own
+        drawn["radius"] = list(self.params.radius)  # each speck draws its own
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
@@ -216,16 +222,18 @@ class Dust(Stage):
     summary = "dust particles and hairs on the glass"
     uses_noise = True
 
-    class Params(Params):
-        particles: IntRange(0, 20000) = (100, 100)
-        radius: FloatRange(0.05, 5) = (0.2, 1.0)
-        hairs: IntRange(0, 100) = (2, 2)
-        hair_length: FloatRange(1, 200) = (20.0, 20.0)
-        darkness: FloatRange(0, 1) = (0.7, 0.7)
+    class Params(BaseParams):
+        particles: Annotated[IntPair, IntRange(0, 20000)] = (100, 100)
+        radius: Annotated[FloatPair, FloatRange(0.05, 5)] = (0.2, 1.0)
+        hairs: Annotated[IntPair, IntRange(0, 100)] = (2, 2)
+        hair_length: Annotated[FloatPair, FloatRange(1, 200)] = (20.0, 20.0)
+        darkness: Annotated[FloatPair, FloatRange(0, 1)] = (0.7, 0.7)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        drawn["radius"] = list(self.params.radius)  # type: ignore[attr-defined]  # each particle draws its own
+        drawn["radius"] = list(self.params.radius)  # each particle draws its own
         drawn["noise_seed"] = new_noise_seed(rng)
         return drawn
 
@@ -252,20 +260,22 @@ class Streaks(Stage):
     name = "streaks"
     summary = "photocopier toner streaks: vertical dark (or light) bands"
 
-    class Params(Params):
-        count: IntRange(0, 50) = (1, 3)
-        width: FloatRange(0.0005, 0.2) = (0.002, 0.01)
-        strength: FloatRange(-1, 1) = (0.1, 0.3)
+    class Params(BaseParams):
+        count: Annotated[IntPair, IntRange(0, 50)] = (1, 3)
+        width: Annotated[FloatPair, FloatRange(0.0005, 0.2)] = (0.002, 0.01)
+        strength: Annotated[FloatPair, FloatRange(-1, 1)] = (0.1, 0.3)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         p = self.params
-        lo, hi = p.count  # type: ignore[attr-defined]
+        lo, hi = p.count
         n = int(lo) if lo == hi else int(rng.integers(lo, hi + 1))
         bands = []
         for _ in range(n):
-            w = float(rng.uniform(*p.width))  # type: ignore[attr-defined]
+            w = float(rng.uniform(*p.width))
             bands.append({"x": float(rng.uniform(0.0, 1.0 - w)), "width": w,
-                          "strength": float(rng.uniform(*p.strength))})  # type: ignore[attr-defined]
+                          "strength": float(rng.uniform(*p.strength))})
         return {"bands": bands}
 
     @classmethod
@@ -281,9 +291,9 @@ class Vignette(Stage):
     name = "vignette"
     summary = "darker corners of a camera lens"
 
-    class Params(Params):
-        strength: FloatRange(0, 0.9) = (0.2, 0.2)
-        falloff: FloatRange(0.5, 6) = (2.0, 2.0)
+    class Params(BaseParams):
+        strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.2, 0.2)
+        falloff: Annotated[FloatPair, FloatRange(0.5, 6)] = (2.0, 2.0)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -294,9 +304,9 @@ class Illumination(Stage):
     name = "illumination"
     summary = "uneven light: a linear brightness ramp across the page"
 
-    class Params(Params):
-        angle: FloatRange(-360, 360) = (0.0, 360.0)
-        strength: FloatRange(0, 0.9) = (0.1, 0.1)
+    class Params(BaseParams):
+        angle: Annotated[FloatPair, FloatRange(-360, 360)] = (0.0, 360.0)
+        strength: Annotated[FloatPair, FloatRange(0, 0.9)] = (0.1, 0.1)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -307,11 +317,11 @@ class Shadow(Stage):
     name = "shadow"
     summary = "shadowed copying: a dark band along one edge"
 
-    class Params(Params):
-        side: Choice("left", "right", "top", "bottom") = ["left", "right"]
-        width: FloatRange(0.01, 0.6) = (0.05, 0.15)
-        depth: FloatRange(0, 1) = (0.3, 0.6)
-        softness: FloatRange(0, 1) = (0.5, 0.9)
+    class Params(BaseParams):
+        side: Annotated[Options, Choice("left", "right", "top", "bottom")] = ["left", "right"]
+        width: Annotated[FloatPair, FloatRange(0.01, 0.6)] = (0.05, 0.15)
+        depth: Annotated[FloatPair, FloatRange(0, 1)] = (0.3, 0.6)
+        softness: Annotated[FloatPair, FloatRange(0, 1)] = (0.5, 0.9)
 
     @staticmethod
     def apply(img: np.ndarray, d: dict[str, Any], dpi: int) -> np.ndarray:
@@ -322,14 +332,16 @@ class BleedThrough(Stage):
     name = "bleed_through"
     summary = "ink of the back side showing through (the page mirrored, blurred, faint)"
 
-    class Params(Params):
-        alpha: FloatRange(0, 0.6) = (0.1, 0.1)
-        blur: FloatRange(0, 10) = (1.0, 1.0)
-        offset: FloatRange(-30, 30) = (0.0, 0.0)
+    class Params(BaseParams):
+        alpha: Annotated[FloatPair, FloatRange(0, 0.6)] = (0.1, 0.1)
+        blur: Annotated[FloatPair, FloatRange(0, 10)] = (1.0, 1.0)
+        offset: Annotated[FloatPair, FloatRange(-30, 30)] = (0.0, 0.0)
+
+    params: Params  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         drawn = draw(self.params, rng)
-        lo, hi = self.params.offset  # type: ignore[attr-defined]
+        lo, hi = self.params.offset
         drawn["offset"] = float(drawn["offset"])
         drawn["offset_y"] = float(lo) if lo == hi else float(rng.uniform(lo, hi))
         return drawn
@@ -343,7 +355,7 @@ class BleedThrough(Stage):
         return ops.bleed_through(img, d["alpha"], px(d["blur"], dpi), px(d["offset"], dpi), px(d["offset_y"], dpi))
 
 
-class AlbumentationsParams(Params):
+class AlbumentationsParams(BaseParams):
     """`transform` names an albumentations pixel-level transform; every other key of the `[[stages]]` table is
     one of its arguments, as albumentations takes them (checked by albumentations itself when the recipe loads)."""
 
@@ -379,11 +391,12 @@ class Albumentations(Stage):
     name = "albumentations"
     summary = "an albumentations pixel-level transform (optional extra gtkit[albumentations])"
     Params = AlbumentationsParams
+    params: AlbumentationsParams  # built from its own Params (recipe.StageEntry.build)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         from gtkit.degrade import albu
 
-        p: AlbumentationsParams = self.params  # type: ignore[assignment]
+        p = self.params
         return {"transform": p.transform, "args": dict(p.args), "seed": new_noise_seed(rng),
                 "version": albu.installed_version()}
 

@@ -11,8 +11,8 @@ from gtkit.format.bundle import (
 )
 from gtkit.format.models import (
     FORMAT_VERSION,
-    READABLE_VERSIONS,
     LENIENCIES,
+    READABLE_VERSIONS,
     DatasetEntry,
     DocumentInfo,
     Evidence,
@@ -44,9 +44,10 @@ from gtkit.format.writer import (
 )
 
 __all__ = [
-    "FORMAT_VERSION", "READABLE_VERSIONS", "LENIENCIES", "GT_NAME", "INDEX_NAME", "PDF_NAME", "SCHEMA_NAME",
+    "FORMAT_VERSION", "GT_NAME", "INDEX_NAME", "LENIENCIES", "PDF_NAME", "READABLE_VERSIONS", "SCHEMA_NAME",
     "Bundle", "BundleWriter", "DatasetEntry", "DatasetWriter", "DocumentInfo", "Envelope", "Evidence", "FieldEntry",
     "GroundTruth", "ParentRef", "Provenance", "Reading", "SchemaInfo", "Tags", "evidence_entry", "field_entry",
-    "gt_bytes", "index_entry", "is_gtkit_output", "is_dataset", "iter_bundle_dirs", "length_tag", "parse_ground_truth", "read_bundle",
-    "read_bundles", "read_index", "write_bundle", "write_bundle_output", "write_dataset",
+    "gt_bytes", "index_entry", "is_dataset", "is_gtkit_output", "iter_bundle_dirs", "length_tag",
+    "parse_ground_truth", "read_bundle", "read_bundles", "read_index", "write_bundle", "write_bundle_output",
+    "write_dataset",
 ]

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import canonical_sha256, read_json, read_jsonl, sha256_file, read_json_bytes
+from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, read_jsonl, sha256_file
 from gtkit.format.decode import FieldRecord, decode_ground_truth, records_of
 from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, FieldEntry, GroundTruth, upgrade_fields
 from gtkit.format.writer import FIELD_ENTRIES, GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts
@@ -68,17 +68,17 @@ def load_ground_truth(path: Path, *, raw_fields: bool = False,
             return GroundTruth.model_validate_json(raw), None, None
         except ValidationError:
             return parse_ground_truth(read_json(path), path), None, None
-    parallel = pool is not None and not pool.inline
-    if parallel and Path(path).stat().st_size >= PARALLEL_CHECK_MIN * MIN_ENTRY_BYTES:
-        pool.warm()  # the workers' server starts while this process parses the file
+    parallel = pool if pool is not None and not pool.inline else None
+    if parallel is not None and Path(path).stat().st_size >= PARALLEL_CHECK_MIN * MIN_ENTRY_BYTES:
+        parallel.warm()  # the workers' server starts while this process parses the file
     data = read_json(path)
     fields = data.get("fields") if isinstance(data, dict) else None
     if not isinstance(fields, list):
         return parse_ground_truth(data, path), None, None  # raises the precise error
     gt = parse_ground_truth({**data, "fields": []}, path)
     upgrade_fields(fields, data.get("format"))
-    if parallel and len(fields) >= PARALLEL_CHECK_MIN:
-        return gt, fields, pool.submit(check_field_entries, str(Path(path).absolute()), str(path))
+    if parallel is not None and len(fields) >= PARALLEL_CHECK_MIN:
+        return gt, fields, parallel.submit(check_field_entries, str(Path(path).absolute()), str(path))
     return gt, fields, run_inline(validate_field_dicts, fields, path)
 
 

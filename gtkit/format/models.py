@@ -7,7 +7,7 @@ and a test keeps the two in sync.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
@@ -35,7 +35,7 @@ Leniency = Literal[
     "phone_digits",
     "lenient_date",
 ]
-LENIENCIES: tuple[str, ...] = Leniency.__args__  # type: ignore[attr-defined]
+LENIENCIES: tuple[str, ...] = get_args(Leniency)
 
 
 class _Strict(BaseModel):

@@ -31,7 +31,7 @@ import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -65,7 +65,7 @@ class Envelope:
     @classmethod
     def of(cls, gt: GroundTruth, schema: dict[str, Any]) -> Envelope:
         """The envelope of a ground-truth model (its hashes and versions are the writer's to recompute)."""
-        return cls(doc_id=gt.doc_id, page_sizes=[tuple(s) for s in gt.document.page_sizes], schema=schema,
+        return cls(doc_id=gt.doc_id, page_sizes=list(gt.document.page_sizes), schema=schema,
                    provenance=gt.provenance.model_dump(mode="json", exclude={"gtkit", "created"}),
                    expected=gt.expected, tags=gt.tags, schema_version=gt.schema_.version)
 
@@ -90,7 +90,8 @@ def field_entry_errors(fields: list[Any], start: int = 0) -> Iterator[tuple[str,
             FIELD_ENTRIES.validate_python(fields[lo : lo + FIELD_CHUNK])
         except ValidationError as e:
             for err in e.errors():
-                yield pointer_of(("fields", start + lo + err["loc"][0], *err["loc"][1:])), err["msg"]
+                index = cast(int, err["loc"][0])  # the entry's index: what was validated is a list
+                yield pointer_of(("fields", start + lo + index, *err["loc"][1:])), err["msg"]
 
 
 def validate_field_dicts(fields: list[Any], path: Path | str, start: int = 0) -> None:
@@ -367,7 +368,8 @@ def write_dataset(target: Path, *, force: bool = False) -> Iterator[DatasetWrite
         dataset.write_index()
 
 
-def write_bundle(target: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth, force: bool = False) -> None:
+def write_bundle(target: Path, *, pdf: bytes | Path, schema: dict[str, Any], gt: GroundTruth,
+                 force: bool = False) -> None:
     """Write a bundle from a ground-truth model (tests, benchmarks, manual truth): the writer does the rest.
 
     The hashes, format version and gtkit version of `gt` are recomputed by the writer."""

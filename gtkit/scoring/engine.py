@@ -79,7 +79,8 @@ class DocumentScore:
     detail: str | None = None  # the reason a prediction could not be used, naming its file
     parent: str | None = None  # a degraded document's parent doc id, and the recipe (for the paired measurement)
     recipe: str | None = None
-    cells: list[dict[str, Any]] | None = None  # with explain: one line per cell (`_DocumentScorer.note`, see `gtkit.explain`)
+    # with explain: one line per cell (`_DocumentScorer.note`, see `gtkit.explain`)
+    cells: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +164,9 @@ def _ptr(prefix: str, tokens: Iterable[str | int]) -> str:
     return prefix + "".join("/" + escape_token(t) for t in tokens)
 
 
+_CellTruth = tuple[tuple[str, ...], TruthCell | None, bool]
+"""A truth record's cell in one column: (leniencies, truth cell, pending)."""
+
 
 class _DocumentScorer:
     def __init__(self, truth: Truth, citations: dict[str, list[dict[str, Any]]], memory_budget: int):
@@ -189,7 +193,8 @@ class _DocumentScorer:
         })
 
     # --- truth cells ---------------------------------------------------------------
-    def _truth(self, node: Node, pointer: str, value: Any) -> tuple[list[Any], tuple[str, ...], TruthCell | None]:
+    def _truth(self, node: Node, pointer: str,
+               value: Any) -> tuple[tuple[Any, ...], tuple[str, ...], TruthCell | None]:
         entry = self.fields.get(pointer)
         if entry is None:
             return (value,), tuple(node.leniencies), None
@@ -220,7 +225,8 @@ class _DocumentScorer:
         if any(c.get("page") in entry.pages for c in cites):  # a page beyond the document is in no entry.pages
             self.page.correct += 1
             if boxed and any(
-                c.get("box") is not None and not c.get("bad") and p == c.get("page") and iou(c["box"], b) >= IOU_THRESHOLD
+                c.get("box") is not None and not c.get("bad") and p == c.get("page")
+                and iou(c["box"], b) >= IOU_THRESHOLD
                 for c in cites for p, b in entry.boxes
             ):
                 self.word.correct += 1
@@ -252,6 +258,7 @@ class _DocumentScorer:
         if node.kind == "object":
             t = truth if isinstance(truth, dict) else {}
             p = pred if isinstance(pred, dict) else {}
+            items: Iterable[tuple[str, Node]]
             if node.props:
                 items = node.props.items()
             else:  # free-form object: score what either side has
@@ -261,7 +268,8 @@ class _DocumentScorer:
                 tok = "/" + escape_token(name)
                 self.walk(sub, t.get(name), p.get(name), t_ptr + tok, p_ptr + tok)
         elif node.kind == "records":
-            self.records(node, truth if isinstance(truth, list) else [], pred if isinstance(pred, list) else [], t_ptr, p_ptr)
+            self.records(node, truth if isinstance(truth, list) else [], pred if isinstance(pred, list) else [],
+                         t_ptr, p_ptr)
         else:
             if self._pending(t_ptr):
                 if self.trace is not None:
@@ -274,9 +282,9 @@ class _DocumentScorer:
                 self.note("correct" if correct else "wrong", t_ptr, p_ptr, readings, pred, lens, entry)
 
     def _truth_rows(self, scalars: list, suffixes: list[str], truth: list[Any], t_ptr: str,
-                    keys: _KeyMemo) -> tuple[list[list[tuple[tuple[str, ...], TruthCell | None, bool]]], list[list[Hashable]]]:
+                    keys: _KeyMemo) -> tuple[list[list[_CellTruth]], list[list[Hashable]]]:
         """Per truth record and column: (leniencies, truth cell, pending), and the columns' cell keys."""
-        truth_cells: list[list[tuple[tuple[str, ...], TruthCell | None, bool]]] = []
+        truth_cells: list[list[_CellTruth]] = []
         truth_cols: list[list[Hashable]] = [[] for _ in scalars]
         # `_truth` for every cell, inlined: a long list has hundreds of thousands of them
         columns = [(tokens, tuple(col_node.leniencies), suffix, col)
@@ -333,7 +341,8 @@ class _DocumentScorer:
                               f"{p_ptr}/{j}{suffixes[c]}", entry.values if entry else (_get(truth[i], tokens),),
                               _get(pred[j], tokens), lens, entry)
             for tokens, sub in nested:
-                self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)), _ptr(p_ptr, (j, *tokens)))
+                self.walk(sub, _get(truth[i], tokens), _get(pred[j], tokens), _ptr(t_ptr, (i, *tokens)),
+                          _ptr(p_ptr, (j, *tokens)))
         for i, record in enumerate(truth):
             if i not in matched_t:
                 self.truth_only(item, record, f"{t_ptr}/{i}")

@@ -42,7 +42,8 @@ _DATE_PATTERNS = [
     re.compile(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})"),  # 3/28/2019, 3/28/19
     re.compile(r"(?P<m>\d{1,2})-(?P<d>\d{1,2})-(?P<y>\d{4}|\d{2})"),  # 3-28-2019
     re.compile(_WEEKDAY + _MON + r"[\s-]+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?[\s-]+(?P<y>\d{4})", re.I),  # March 28, 2019
-    re.compile(_WEEKDAY + r"(?P<d>\d{1,2})(?:st|nd|rd|th)?[\s-]+" + _MON + r",?[\s-]+(?P<y>\d{4})", re.I),  # 28 March 2019
+    # 28 March 2019
+    re.compile(_WEEKDAY + r"(?P<d>\d{1,2})(?:st|nd|rd|th)?[\s-]+" + _MON + r",?[\s-]+(?P<y>\d{4})", re.I),
 ]
 # a numeric date whose first two parts could be month/day or day/month (any of / . - between them)
 _EITHER_ORDER_DATE = re.compile(r"(?P<a>\d{1,2})[/.-](?P<b>\d{1,2})[/.-](?P<y>\d{4}|\d{2})")
@@ -258,7 +259,7 @@ def _as_number(value: Any, *, loose: bool = False) -> float | int | None:
     if isinstance(value, str):
         s = collapse_ws(value)
         if (_LOOSE_NUMBER if loose else _NUMBER).match(s):
-            negative = s.startswith("(") and s.endswith(")") or "-" in s
+            negative = (s.startswith("(") and s.endswith(")")) or "-" in s
             digits = re.sub(r"[^\d.]", "", s)
             try:
                 num = float(digits)
@@ -307,7 +308,7 @@ def is_day_month_ambiguous(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     m = _EITHER_ORDER_DATE.fullmatch(value.strip())
-    return bool(m) and int(m["a"]) <= 12 and int(m["b"]) <= 12 and m["a"] != m["b"]
+    return m is not None and int(m["a"]) <= 12 and int(m["b"]) <= 12 and m["a"] != m["b"]
 
 
 # --- format-free forms (does a disagreement lie only in the format?) -------------------------
@@ -320,12 +321,12 @@ def loose_keys(value: Any) -> frozenset[Key]:
     in format share one: the number it spells (loosely), the dates it reads as (a numeric date both
     month-first and day-first), its letters and digits casefolded; a boolean or a list as itself."""
     if type(value) in (str, int, float, bool):
-        return _cached_loose_keys(type(value), value)
+        return _cached_loose_keys(value)
     return _loose_keys(value)
 
 
-@lru_cache(maxsize=1 << 16)
-def _cached_loose_keys(_type: type, value: Any) -> frozenset[Key]:
+@lru_cache(maxsize=1 << 16, typed=True)  # typed: 1, 1.0 and True are cached apart
+def _cached_loose_keys(value: Any) -> frozenset[Key]:
     return _loose_keys(value)
 
 

@@ -34,9 +34,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
+from scipy.sparse import coo_matrix  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
+from scipy.sparse.csgraph import connected_components  # type: ignore[import-untyped]  # scipy-stubs is not a dependency
 
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes for one dense block
 _BYTES_PER_PAIR = 20  # uint8 weights, bool temporaries, our float64 costs and SciPy's working copy
@@ -62,7 +62,8 @@ class _Encoded:
     p_multi: list[dict[int, frozenset[int]]]
 
 
-def _encode(truth_cols: Sequence[Sequence[CellKeys]], pred_cols: Sequence[Sequence[CellKeys]], n: int, m: int) -> _Encoded:
+def _encode(truth_cols: Sequence[Sequence[CellKeys]], pred_cols: Sequence[Sequence[CellKeys]], n: int,
+            m: int) -> _Encoded:
     ncols = len(truth_cols)
     t_code = np.full((n, ncols), -1, dtype=np.int64)
     p_code = np.full((m, ncols), -1, dtype=np.int64)
@@ -90,9 +91,9 @@ def _peel(enc: _Encoded) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]
     t_simple = ~np.isin(np.arange(len(enc.t_code)), [i for d in enc.t_multi for i in d])
     p_simple = ~np.isin(np.arange(len(enc.p_code)), [i for d in enc.p_multi for i in d])
     buckets: dict[bytes, deque[int]] = defaultdict(deque)
-    for j in np.flatnonzero(p_simple):
-        buckets[enc.p_code[j].tobytes()].append(int(j))
-    pairs = []
+    for k in np.flatnonzero(p_simple):
+        buckets[enc.p_code[k].tobytes()].append(int(k))
+    pairs: list[tuple[int, int]] = []
     t_used = np.zeros(len(enc.t_code), dtype=bool)
     p_used = np.zeros(len(enc.p_code), dtype=bool)
     for i in np.flatnonzero(t_simple):

@@ -27,7 +27,7 @@ from gtkit.errors import GtkitError
 from gtkit.format import Tags
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
     from gtkit.scoring.engine import DocumentScore
 
@@ -167,8 +167,8 @@ def _paired(pairs: list[tuple[DocumentScore, DocumentScore]]) -> dict[str, Any]:
     """Means over the pairs of each F1 clean and degraded, and degraded minus clean (over pairs that have both)."""
     out: dict[str, Any] = {"pairs": len(pairs)}
     for m in ("value_f1", "page_f1", "word_f1"):
-        both = [(_metric(c, m), _metric(g, m)) for c, g in pairs]
-        both = [(a, b) for a, b in both if a is not None and b is not None]
+        metrics = [(_metric(c, m), _metric(g, m)) for c, g in pairs]
+        both = [(a, b) for a, b in metrics if a is not None and b is not None]
         out[f"{m}_clean"] = _mean([a for a, _ in both])
         out[f"{m}_degraded"] = _mean([b for _, b in both])
         out[f"{m}_delta"] = _mean([b - a for a, b in both])

@@ -30,9 +30,10 @@ def score_path(gt: Path, pred_dir: Path, *, by: str | None = None, memory_budget
     (or one of `workers` made for this call) while it is scored. With `explain`, every cell's outcome is written
     there as JSON Lines (`gtkit.scoring.explain`; `force` replaces an earlier explain file, never anything else).
     With `html`, the report is also written there as a static folder of pages (`gtkit.views.score_html`, at most
-    `html_pages` page pictures per document); `force` replaces an earlier HTML view. `before_writing(report)` runs once everything is scored and before
-    either is written (the CLI renders its tables there): a run that fails on the way writes nothing, and the
-    explain lines are made before the HTML folder is written, so what is left to fail after it is the disk.
+    `html_pages` page pictures per document); `force` replaces an earlier HTML view. `before_writing(report)` runs
+    once everything is scored and before either is written (the CLI renders its tables there): a run that fails
+    on the way writes nothing, and the explain lines are made before the HTML folder is written, so what is left
+    to fail after it is the disk.
 
     The cyclic garbage collector is paused meanwhile: reading and scoring a long document build millions of
     objects that hold no reference cycles, and each collection on the way would walk all of them again (a

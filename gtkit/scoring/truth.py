@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from gtkit.format import FieldEntry, GroundTruth, Tags, read_bundle
 from gtkit.format.decode import FieldRecord, no_gc
@@ -29,7 +29,8 @@ class TruthCell(NamedTuple):
             values=tuple(r.value for r in f.readings),
             leniencies=tuple(f.leniencies),
             pending=f.trust == "pending",
-            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence if ev.box is not None and ev.verified),
+            boxes=tuple((ev.page, ev.box) for r in f.readings for ev in r.evidence
+                        if ev.box is not None and ev.verified),
             pages=frozenset(ev.page for r in f.readings for ev in r.evidence if ev.verified),
         )
 
@@ -56,8 +57,8 @@ class TruthCell(NamedTuple):
     def of_record(cls, f: FieldRecord) -> TruthCell:
         """The same from a field entry decoded by `gtkit.format.decode` (validated as it was decoded)."""
         readings = f.readings
-        lens = f.leniencies
-        lens = tuple(lens) if lens else ()
+        declared = f.leniencies
+        lens = tuple(declared) if declared else ()
         pending = f.trust == "pending"
         if len(readings) == 1:
             reading = readings[0]
@@ -122,10 +123,11 @@ class Truth:
             bundle = read_bundle(folder, raw_fields=True, records=True, pool=pool)
             if bundle.records is not None:  # validated as they were decoded
                 records, bundle.records = bundle.records, None
+                records.reverse()  # popped from the end, in file order
                 of_record = TruthCell.of_record
-                for i, r in enumerate(records):
+                while records:
+                    r = records.pop()  # freed as we go: the records and the cells never all coexist
                     cells[r.path] = of_record(r)
-                    records[i] = None  # freed as we go: the records and the cells never all coexist
             else:
                 assert bundle.raw_fields is not None and bundle.field_check is not None
                 raw = bundle.raw_fields
@@ -149,6 +151,11 @@ class Truth:
         return any(c.boxes for c in self.cells.values() if not c.pending)
 
 
-def _lineage(gt: GroundTruth) -> dict[str, str | None]:
+class _Lineage(TypedDict):
+    parent: str | None
+    recipe: str | None
+
+
+def _lineage(gt: GroundTruth) -> _Lineage:
     prov = gt.provenance
     return {"parent": prov.parent.doc_id if prov.parent else None, "recipe": prov.recipe}

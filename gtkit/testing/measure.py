@@ -22,7 +22,7 @@ def evaluate(truth: Truth, out: Path) -> dict[str, Any]:
     promoted, correct, cell_state = _cell_states(truth, out)
     queue = [json.loads(x) for x in (Path(out) / "queue.jsonl").read_text().splitlines() if x.strip()]
     handled = 0
-    for s, doc, lid, name in truth.wrong_votes:
+    for _, doc, lid, name in truth.wrong_votes:
         st = cell_state.get((doc, lid, name))
         handled += st in ("pending", "agreed-correct")
     extra_queued = 0

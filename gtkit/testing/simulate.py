@@ -103,7 +103,7 @@ def _truth_doc(rng: np.random.Generator, n_rows: int, k: int) -> dict[str, Any]:
     month, day = int(rng.integers(1, 13)), int(rng.integers(1, 13))
     while day == month:
         day = int(rng.integers(1, 13))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i in range(n_rows):
         qty = int(rng.integers(1, 50))
         price = round(float(rng.integers(100, 100000)) / 100, 2)
@@ -179,7 +179,7 @@ def _render(doc: dict[str, Any], path: Path) -> dict[str, tuple[int, list[float]
     leaves = [(p, v) for p, _, v in iter_leaves(compile_schema(SCHEMA), doc) if v is not None]
     W, H = 612.0, 792.0
     for k, (pointer, value) in enumerate(leaves):
-        if k % 42 == 0:
+        if page is None or k % 42 == 0:
             page = pdf.new_page(width=W, height=H)
         y = 50 + (k % 42) * 17
         text = str(value).lower() if isinstance(value, bool) else str(value)

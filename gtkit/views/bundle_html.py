@@ -45,11 +45,13 @@ def _page_context(bundle: Bundle, page: int, marks: list[tuple[int, Mark]]) -> d
         overlays.append({"id": f"b{k}", "style": box_style(m.box), "title": f"{entry.path} = {value}"})
         if f not in seen:
             seen.add(f)
-            rows.append({"anchor": f"b{k}", "path": entry.path, "trust": entry.trust, "values": [r.value for r in entry.readings]})
+            rows.append({"anchor": f"b{k}", "path": entry.path, "trust": entry.trust,
+                         "values": [r.value for r in entry.readings]})
     return {"overlays": overlays, "rows": rows}
 
 
-def bundle_view_files(bundle: Bundle, pool: Pool, *, dpi: int = 110, labels: bool = True) -> Iterator[tuple[str, bytes]]:
+def bundle_view_files(bundle: Bundle, pool: Pool, *, dpi: int = 110,
+                      labels: bool = True) -> Iterator[tuple[str, bytes]]:
     """Every file of the bundle view, as (relative path, bytes)."""
     gt = bundle.gt
     pages = gt.document.pages
@@ -58,7 +60,7 @@ def bundle_view_files(bundle: Bundle, pool: Pool, *, dpi: int = 110, labels: boo
         for m in evidence_marks(entry, TRUST_COLORS[entry.trust], labels=labels):
             if m.page in on_page:
                 on_page[m.page].append((f, m))
-    trusts = Counter(e.trust for e in gt.fields)
+    trusts: Counter[str] = Counter(e.trust for e in gt.fields)
     legend = [{"trust": t, "color": _color_css(TRUST_COLORS[t])} for t in TRUST_COLORS if trusts[t]]
     common = {"title": f"gtkit show: {gt.doc_id}", "doc_id": gt.doc_id, "pages_total": pages, "legend": legend}
     prov = gt.provenance
@@ -73,7 +75,8 @@ def bundle_view_files(bundle: Bundle, pool: Pool, *, dpi: int = 110, labels: boo
             "show_page.html.j2", **common, number=p, src=f"../img/p{p:03d}.png",
             prev=f"p{p - 1:03d}.html" if p > 1 else None, next=f"p{p + 1:03d}.html" if p < pages else None,
             **_page_context(bundle, p, on_page[p]))
-    jobs = [PageJob(bundle.pdf_path, p, tuple(m for _, m in on_page[p]), dpi, THUMB_SHRINK) for p in range(1, pages + 1)]
+    jobs = [PageJob(bundle.pdf_path, p, tuple(m for _, m in on_page[p]), dpi, THUMB_SHRINK)
+            for p in range(1, pages + 1)]
     for job, (png, thumb) in zip(jobs, draw_pages(jobs, pool)):
         yield f"img/p{job.page:03d}.png", png
         assert thumb is not None

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gtkit.errors import GtkitError
 from gtkit.fileio import check_output, write_output_file
 from gtkit.format import Bundle, FieldEntry, read_bundle
 from gtkit.pdf import open_pdf
+
+if TYPE_CHECKING:
+    import pymupdf
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -49,12 +52,11 @@ def evidence_marks(entry: FieldEntry, color: Color, *, labels: bool = True, word
         for ev in reading.evidence:
             if ev.box is None:
                 continue
-            yield Mark(ev.page, tuple(ev.box), color, entry.path if labels else None, reading_index > 0,
-                       tuple(tuple(p) for p in ev.quad) if ev.quad is not None else None,
-                       tuple(tuple(w) for w in ev.words or ()) if words else ())
+            yield Mark(ev.page, ev.box, color, entry.path if labels else None, reading_index > 0, ev.quad,
+                       tuple(ev.words or ()) if words else ())
 
 
-def draw_marks(page: object, marks: Iterable[Mark]) -> None:
+def draw_marks(page: pymupdf.Page, marks: Iterable[Mark]) -> None:
     """Draw `marks` on a PyMuPDF page (in place), as one shape committed once: a commit per box would re-read the
     page's whole content stream each time (a page of a thousand boxes took seconds).
 
@@ -63,9 +65,9 @@ def draw_marks(page: object, marks: Iterable[Mark]) -> None:
     has no /Rotate), and labels are turned with the page so they read upright."""
     import pymupdf
 
-    w, h = page.rect.width, page.rect.height  # type: ignore[attr-defined]
-    unturn = page.derotation_matrix  # type: ignore[attr-defined]
-    shape = page.new_shape()  # type: ignore[attr-defined]
+    w, h = page.rect.width, page.rect.height
+    unturn = page.derotation_matrix
+    shape = page.new_shape()
     for m in marks:
         dashes = "[2] 0" if m.dashed else None
         if m.quad is not None:
@@ -81,7 +83,7 @@ def draw_marks(page: object, marks: Iterable[Mark]) -> None:
         if m.label:
             at = pymupdf.Point(m.box[0] * w, max(m.box[1] * h - 1.0, 4.0)) * unturn
             shape.insert_text(at, m.label, fontsize=4, fontname="helv", color=m.color,
-                              rotate=page.rotation)  # type: ignore[attr-defined]
+                              rotate=page.rotation)
     shape.commit()
 
 

@@ -142,7 +142,8 @@ def _row(k: int, cell: dict[str, Any], anchor: str | None) -> dict[str, Any]:
             "grounding": _grounding(cell["grounding"]), "anchor": anchor}
 
 
-def _index_context(report: ScoreReport, ranked: list[ScoredDocument], stems: dict[str, str], title: str) -> dict[str, Any]:
+def _index_context(report: ScoreReport, ranked: list[ScoredDocument], stems: dict[str, str],
+                   title: str) -> dict[str, Any]:
     axes = list(parse_axes(report.by))
     frame = report.table()
     rows = [{"names": [str(r[a]) for a in axes] or ["overall"], "docs": int(r["docs"]),
