@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from gtkit.format import Tags
 from gtkit.schema import compile_schema, iter_leaves
 from gtkit.scoring.engine import score_truth
 from gtkit.scoring.truth import Truth, TruthCell
-from gtkit.format import Tags
 
 ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = ROOT / "scripts" / "extractbench_bridge.py"

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from gtkit.builder import build, read_plan
-from helpers import run_cli
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "small-plan.toml"
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, pool_workers_alive
 
 from gtkit.cli import main
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, pool_workers_alive
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
@@ -210,10 +210,10 @@ def test_debug_is_accepted_after_the_verb(case, capsys):
 ])
 def test_check_and_show_on_an_unusable_pdf_are_one_line(tmp_path, capsys, damage, needle):
     import pymupdf
+    from helpers import make_gt
 
     from gtkit.fileio import sha256_bytes
     from gtkit.format import write_bundle
-    from helpers import make_gt
 
     pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
     bad = {"encrypted": pymupdf.open(stream=pdf, filetype="pdf").tobytes(

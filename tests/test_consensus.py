@@ -9,16 +9,16 @@ from typing import Any
 
 import pymupdf
 import pytest
+from helpers import run_cli
 
 from gtkit.consensus.causes import classify_document
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
 from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
-from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
+from gtkit.format import read_bundles
 from gtkit.schema import compile_schema
-from helpers import run_cli
 
 SCHEMA: dict[str, Any] = {
     "title": "t", "version": "1", "type": "object",

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from test_consensus import consensus_args, workspace
 from helpers import run_cli
+from test_consensus import consensus_args, workspace
 
 FAMILIES = {"a": "A", "b": "B", "c": "C"}
 OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"}, "c": {"name": "Acne", "po": "PO-1"}}

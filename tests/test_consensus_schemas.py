@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_consensus import make_pdf
 
 from gtkit.check import check_path
-from gtkit.pipelines import CHECKS
 from gtkit.consensus.adjudicate import adjudicate
 from gtkit.consensus.run import run_consensus
 from gtkit.consensus.votes import type_problem
 from gtkit.consensus.writable import enclosing_row, field_of, renumber
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256
+from gtkit.pipelines import CHECKS
 from gtkit.schema import compile_schema, errors_at, nullable, validation_errors
-from test_consensus import make_pdf
 
 DATA = Path(__file__).parent / "data" / "consensus"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

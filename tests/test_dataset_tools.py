@@ -15,13 +15,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from diffcases import DEFAULT_EB_PYTHON, ROOT
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gtkit.cli import main
 from gtkit.dataset.extractbench import TAG_AXES, dotted_path, flat_tags, tags_by_axis, xywh, xyxy
 from gtkit.format import Envelope, Tags, read_bundle, read_index, write_dataset
-
-from diffcases import DEFAULT_EB_PYTHON, ROOT
 
 HARNESS = ROOT / "scripts" / "extractbench_harness.py"
 

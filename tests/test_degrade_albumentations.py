@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_degrade_support import make_clean_bundle
 
 from gtkit.degrade import degrade
 from gtkit.degrade.pipeline import plan_page
 from gtkit.degrade.recipe import Recipe, load_recipe
 from gtkit.errors import GtkitError
 from gtkit.typed import parse
-from test_degrade_support import make_clean_bundle
 
 ALBU_RECIPES = ("phone_camera_iso", "jpeg_forward")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_degrade_support import make_clean_bundle
 
 from gtkit.degrade import ops
 from gtkit.degrade.boxes import transform_evidence
@@ -17,7 +18,6 @@ from gtkit.degrade.pipeline import apply_plan, plan_page, rasterize
 from gtkit.degrade.recipe import list_recipes, load_recipe
 from gtkit.format import read_bundle
 from gtkit.format.models import Evidence
-from test_degrade_support import make_clean_bundle
 
 DPI = 150
 SEEDS = (1, 7, 23)

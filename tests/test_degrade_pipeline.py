@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
+from test_degrade_support import make_clean, make_clean_bundle
 
 from gtkit.check import check_bundle
-from gtkit.pipelines import CHECKS
 from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.degrade.boxes import COORD_DECIMALS
-from gtkit.format import read_bundle, write_bundle
 from gtkit.fileio import sha256_bytes, sha256_file
+from gtkit.format import read_bundle, write_bundle
 from gtkit.geometry import apply_homography, box_corners
-from test_degrade_support import make_clean, make_clean_bundle
+from gtkit.pipelines import CHECKS
 
 
 @pytest.fixture(scope="module")

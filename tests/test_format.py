@@ -6,12 +6,12 @@ import json
 
 import jsonschema
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 from gtkit.errors import GtkitError
-from gtkit.format import gt_bytes, read_bundle, read_bundles, write_bundle
 from gtkit.fileio import write_bytes_atomic
+from gtkit.format import gt_bytes, read_bundle, read_bundles, write_bundle
 from gtkit.format.schema_export import gt_json_schema, rendered
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 
 def test_shipped_json_schema_is_in_sync_with_models():

@@ -11,10 +11,10 @@ import json
 import os
 from pathlib import Path
 
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 from typer.testing import CliRunner
 
 from gtkit.cli import app
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "score_invoice.json"
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from gtkit.degrade import recipe as recipe_mod
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.synth import family as family_mod
-from helpers import run_cli as run
-
 
 pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 

@@ -8,8 +8,8 @@ import errno
 import json
 import os
 import resource
-import signal
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -18,13 +18,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from review_helpers import consensus_output, start_server
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
-
-from review_helpers import consensus_output, start_server
-
 
 
 @pytest.fixture(scope="module")

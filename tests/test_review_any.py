@@ -12,14 +12,12 @@ import signal
 from pathlib import Path
 
 import pytest
-
-from gtkit.check import check_path
-from gtkit.pipelines import CHECKS
-from gtkit.cli import main
-from gtkit.format import read_bundle
-
 from review_helpers import start_server
 
+from gtkit.check import check_path
+from gtkit.cli import main
+from gtkit.format import read_bundle
+from gtkit.pipelines import CHECKS
 
 
 def _run(*args: str) -> None:

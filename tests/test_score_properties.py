@@ -6,14 +6,14 @@ import itertools
 from pathlib import Path
 
 import numpy as np
+from helpers import make_gt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from gtkit.scoring.pairing import align_rows
 from gtkit.format import Bundle
 from gtkit.scoring.engine import score_prediction
-from helpers import make_gt
+from gtkit.scoring.pairing import align_rows
 
 SCHEMA = {
     "type": "object",

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from gtkit.degrade import degrade
 from gtkit.format import read_bundle
 from gtkit.synth.pipeline import synth
-from helpers import run_cli as run
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import pdftotext_words
+from helpers import run_cli as run
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
@@ -23,7 +24,6 @@ from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.tags import header_apart
 from gtkit.synth.template import locate_template, render_html, render_template
-from helpers import run_cli as run
 
 PRECINCTS = 45  # a countywide contest runs onto a second page; a district contest takes two blocks of columns
 SEED = 3

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
+from helpers import run_cli as run
+from test_degrade_ink import _shares
 
 from gtkit.cli import main
 from gtkit.degrade import ops
@@ -26,8 +28,6 @@ from gtkit.synth.fake import cusip_check_digit
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.readback import page_words
-from test_degrade_ink import _shares
-from helpers import run_cli as run
 
 HAS_PDFTOTEXT = shutil.which("pdftotext") is not None
 needs_pdftotext = pytest.mark.skipif(not HAS_PDFTOTEXT, reason="pdftotext (poppler-utils) is not installed")
@@ -341,9 +341,10 @@ def _no_verify(monkeypatch) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("fam", ["holdings_13f", "adverse_events"])
 @pytest.mark.parametrize("tamper", ["box", "value", "record"])
 def test_check_of_a_table_family_catches_tampering(bundles, fam, tamper, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    from test_check_pipelines import change_value, drop_record, move_box
+
     from gtkit.check import check_bundle
     from gtkit.pipelines import CHECKS
-    from test_check_pipelines import change_value, drop_record, move_box
 
     (_no_layout if fam == "holdings_13f" else _no_verify)(monkeypatch)  # two-level header / split rows, rotated
     folder = tmp_path / fam
@@ -381,9 +382,10 @@ def test_check_reads_the_group_titles(tmp_path, monkeypatch):  # type: ignore[no
 
 def test_check_of_a_rotated_family_without_split_rows(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """/Rotate 90 and no split rows: the layout-free check maps the words to the page as viewed, as synth does."""
+    from test_check_pipelines import move_box
+
     from gtkit.check import check_bundle
     from gtkit.pipelines import CHECKS
-    from test_check_pipelines import move_box
 
     folder = copy_family(tmp_path, monkeypatch, "adverse_events", "ae_whole")
     toml = (folder / "family.toml").read_text()

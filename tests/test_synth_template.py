@@ -9,13 +9,13 @@ from pathlib import Path
 import pymupdf
 import pytest
 from helpers import pdftotext_words
+from helpers import run_cli as run
 
 from gtkit.format import read_bundle
 from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.template import locate_template, render_template
-from helpers import run_cli as run
 
 TOY_TOML = """
 name = "toy"

@@ -50,10 +50,21 @@ from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
-from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
-                          read_index, write_bundle_output, write_dataset)
-from gtkit.scoring.normalize import value_key
+from gtkit.format import (
+    GT_NAME,
+    Bundle,
+    DatasetEntry,
+    Envelope,
+    evidence_entry,
+    field_entry,
+    is_dataset,
+    read_bundle,
+    read_index,
+    write_bundle_output,
+    write_dataset,
+)
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
+from gtkit.scoring.normalize import value_key
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False,
@@ -66,7 +77,7 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
     dataset = Path(dataset)
     require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
-    stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
+    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
     session = Session(dataset, Path(decisions_path), who, stamp, force, empty_decisions)
     for lineno, d in decisions:
         session.apply(lineno, d)

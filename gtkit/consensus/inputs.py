@@ -266,7 +266,7 @@ def pdf_info(path: Path) -> DocInfo:
     try:
         with pymupdf.open(path) as doc:
             sizes = [(round(p.rect.width, 3), round(p.rect.height, 3)) for p in doc]
-    except Exception as e:  # noqa: BLE001 - any unreadable PDF is one line
+    except Exception as e:  # any unreadable PDF is one line
         raise GtkitError(f"cannot open PDF: {e}", path) from None
     if not sizes:
         raise GtkitError("PDF has no pages", path)

@@ -26,9 +26,9 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import check_output
 from gtkit.format import Envelope, evidence_entry, field_entry, is_gtkit_output, length_tag, write_dataset
 from gtkit.format.models import Leniency
-from gtkit.scoring.normalize import value_key
 from gtkit.pdf import page_sizes
 from gtkit.schema import Node, check_schema, compile_schema, guess_node, join_pointer
+from gtkit.scoring.normalize import value_key
 from gtkit.typed import Strict, read_json_as
 
 SUFFIX = ".test.json"

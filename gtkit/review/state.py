@@ -148,7 +148,7 @@ class Review:
         if (bad := non_finite(line)) is not None:  # sent as JSON, typed, or inside a record
             raise GtkitError(f"the decision: {bad[0]}: {bad[1]} is not a JSON number")
         line["who"] = self.who
-        line["when"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        line["when"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         n = self.decisions.append(line)
         return {"line": n, "left": len(self.items) - sum(1 for x in self.items if x.id in self.decisions.decided),
                 "outcome": self.outcome(it.id)}
@@ -172,7 +172,7 @@ class Review:
                 value = json.loads(stripped)
             except json.JSONDecodeError:
                 return text
-            if isinstance(value, bool) and "boolean" in types or isinstance(value, (int, float)) \
-                    and not isinstance(value, bool) and types & {"number", "integer"}:
+            if (isinstance(value, bool) and "boolean" in types) or (
+                    isinstance(value, (int, float)) and not isinstance(value, bool) and types & {"number", "integer"}):
                 return value
         return text
