@@ -69,7 +69,7 @@ def time_floor(pdf: Path, dpi: int, reps: int, out_dir: Path) -> list[float]:
         noise = (rng.standard_normal(warped.shape, dtype=np.float32) * 8.0).astype(np.int16)
         noisy = cv2.add(warped.astype(np.int16), noise).clip(0, 255).astype(np.uint8)
         _, binary = cv2.threshold(noisy, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        ok, buf = cv2.imencode(".png", binary)
+        _ok, buf = cv2.imencode(".png", binary)
         (out_dir / f"floor-{r}.png").write_bytes(buf.tobytes())
         times.append(time.perf_counter() - t0)
     return times
@@ -81,9 +81,9 @@ def time_recipe(pdf: Path, name: str, dpi: int, reps: int, out_dir: Path, seed: 
     size = (doc[0].rect.width, doc[0].rect.height)
     times = []
     writer = ImagePdfWriter(out_dir / f"{name}-{dpi}.pdf")
-    for seed in range(seed, seed + reps):
+    for page_seed in range(seed, seed + reps):
         t0 = time.perf_counter()
-        plan = plan_page(rec, seed, "bench", 1, size, dpi)
+        plan = plan_page(rec, page_seed, "bench", 1, size, dpi)
         kind, data, _drawn = render_page((str(pdf), 0, dpi, plan, rec.output.format, rec.output.quality))
         writer.add_page(size[0], size[1], kind, data)
         times.append(time.perf_counter() - t0)

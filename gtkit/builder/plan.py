@@ -307,7 +307,8 @@ def _consensus_tasks(plan: BuildPlan, path: Path) -> list[ConsensusTask]:
             raise _fail(path, f"{at}/name", f"consensus name {ce.name!r} is also /consensus/{names[ce.name]}")
         names[ce.name] = i
         where: dict[str, str] = {}
-        for key, default in (("schema", "schema.json"), ("docs", "docs"), ("runs", "runs"), ("systems", "systems.toml")):
+        defaults = (("schema", "schema.json"), ("docs", "docs"), ("runs", "runs"), ("systems", "systems.toml"))
+        for key, default in defaults:
             given = getattr(ce, "schema_" if key == "schema" else key)
             if given is None and ce.folder is None:
                 raise _fail(path, f"{at}/{key}", "give folder (holding schema.json, docs/, runs/, systems.toml) "

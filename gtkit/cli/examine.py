@@ -42,7 +42,8 @@ def show(
     dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
     labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
     workers: int = typer.Option(1, "--workers", "-j", help="Worker processes drawing pages (with --html)."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing PNG or --html folder (never any other file)."),
+    force: bool = typer.Option(False, "--force",
+                               help="Replace an existing PNG or --html folder (never any other file)."),
 ) -> None:
     """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG, or every page as HTML."""
     from gtkit.errors import GtkitError
@@ -96,7 +97,8 @@ def score(
                            "grounding, or two of them crossed: --by task,length."),
     as_json: bool = typer.Option(False, "--json", help="Print the machine-readable result, one entry per document."),
     memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
-                                          help="Largest dense assignment block; larger blocks are approximated and flagged."),
+                                          help="Largest dense assignment block; larger blocks are approximated "
+                                               "and flagged."),
     workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
                                 help="Worker processes beside this one: a long truth the fast reader declines (an "
                                 "older format) is validated by one while it is scored (1: none)."),
@@ -179,5 +181,6 @@ def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
     if bad:
         views.append(f"{bad} citation(s) named a page the document lacks or an invalid box: they ground nothing")
     if approx:
-        views.append(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")
+        views.append(f"{len(approx)} document(s) aligned approximately (over the memory budget): "
+                     f"{', '.join(approx[:10])}")
     return views

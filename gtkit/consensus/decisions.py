@@ -127,9 +127,11 @@ class BoxDecision(WithEvidence):
     def _a_box_or_accept_box(self) -> BoxDecision:
         given = self.given_evidence() is not None
         if not given and not self.accept_box:
-            raise PydanticCustomError("box_decision", 'a box decision needs "box" (or "evidence") or "accept_box": true')
+            raise PydanticCustomError("box_decision",
+                                      'a box decision needs "box" (or "evidence") or "accept_box": true')
         if given and self.accept_box:
-            raise PydanticCustomError("box_decision", '"accept_box": true keeps the proposed box: give no other with it')
+            raise PydanticCustomError("box_decision",
+                                      '"accept_box": true keeps the proposed box: give no other with it')
         return self
 
 

@@ -234,7 +234,7 @@ def read_citations(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
     out: dict[str, list[dict[str, Any]]] = {}
     dropped = 0
     for pointer, entries in data.items():
-        if not isinstance(pointer, str) or not (pointer == "" or pointer.startswith("/")) or not isinstance(entries, list):
+        if not (isinstance(pointer, str) and (pointer == "" or pointer.startswith("/")) and isinstance(entries, list)):
             dropped += 1
             continue
         good = []

@@ -67,7 +67,8 @@ class TokenGate:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._allowed(scope):
-            await PlainTextResponse("forbidden: this review session needs its token", status_code=403)(scope, receive, send)
+            refusal = PlainTextResponse("forbidden: this review session needs its token", status_code=403)
+            await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
