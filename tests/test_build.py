@@ -190,7 +190,8 @@ def test_kill_9_twice_then_resume_is_byte_identical_to_a_clean_build(plan, refer
 
 def test_dask_local_cluster_builds_the_same_bytes(plan, reference, tmp_path):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
         report = build(plan, tmp_path / "ds", executor="dask", scheduler=cluster.scheduler_address)
     assert report.made == {"synth": 6, "degrade": 6, "consensus": 0}
     assert tree_hash(tmp_path / "ds") == reference[1]

@@ -61,7 +61,8 @@ def bundles(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def
     degrade(root / "synth", root / "degrade", recipe="fax", seed=1, dpi=100)
     ws = root / "ws"
     simulate(ws, seed=5, n_docs=1, n_rows=8)
-    run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus", do_rescore=False)
+    run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus",
+                  do_rescore=False)
     [doc] = [p for p in (root / "consensus").iterdir() if p.is_dir()]
     synth("unclaimed_property", out=root / "synth-table", seed=4, records=70)
     return {"synth": root / "synth", "synth-table": root / "synth-table", "degrade": root / "degrade", "consensus": doc}

@@ -10,7 +10,8 @@ from helpers import run_cli
 from test_consensus import consensus_args, workspace
 
 FAMILIES = {"a": "A", "b": "B", "c": "C"}
-OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"}, "c": {"name": "Acne", "po": "PO-1"}}
+OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"},
+           "c": {"name": "Acne", "po": "PO-1"}}
 
 
 def assert_refused(code: int, err: str, *names: str) -> None:

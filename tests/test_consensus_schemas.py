@@ -203,7 +203,7 @@ def test_realistic_schemas_give_bundles_that_pass_check(pdf: Path, tmp_path: Pat
     rep = consensus_and_check(tmp_path, schema, families, runs, pdf, rescore=True)
     out = rep["left_out"]
     assert rep["vote_failures"], "the fixtures hold values of the wrong type"
-    for system, v in rep["vote_failures"].items():
+    for v in rep["vote_failures"].values():
         assert v["count"] == sum(f["count"] for f in v["fields"].values())
         assert all(e["field"] and e["type"] for e in v["examples"])
     assert out["blank_keys_left_out"] or out["withheld_records"] or out["documents"]
@@ -253,7 +253,7 @@ def test_withheld_records_are_adjudicated_like_extra_records(pdf: Path, tmp_path
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text(json.dumps({"id": "bs-1#/current_assets/-0", "action": "accept", "system": "a1",
                                      "who": "ana"}) + "\n")
-    with pytest.raises(GtkitError, match="line 1: .*data_period"):
+    with pytest.raises(GtkitError, match=r"line 1: .*data_period"):
         adjudicate(out, decisions)
     row = {"label": "Inventories", "value": 300, "data_period": "FY2024"}
     lines = [{"id": "bs-1#/current_assets/-0", "action": "edit", "value": row},

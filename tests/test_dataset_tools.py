@@ -231,7 +231,8 @@ def test_import_takes_alternates_and_legacy_rules_and_refuses_bad_test_cases(dat
     assert not entry["readings"][0]["evidence"][0]["verified"]
 
     legacy = {k: v for k, v in case.items() if k != "_field_rules"}
-    legacy["test_rules"] = [{"type": "extract_field", "field_path": "court", "expected_value": case["expected_output"]["court"],
+    legacy["test_rules"] = [{"type": "extract_field", "field_path": "court",
+                             "expected_value": case["expected_output"]["court"],
                              "bboxes": [{"page": 1, "bbox": [0.1, 0.1, 0.2, 0.05]}]}]
     (src / "a.test.json").write_text(json.dumps(legacy))
     ok(["import", tmp_path / "src", "--format", "extractbench", "--out", tmp_path / "imp", "--force"], capsys)

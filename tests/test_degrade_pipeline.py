@@ -298,7 +298,8 @@ def test_bad_replay_records_are_refused(clean, fax, tmp_path, capsys):  # type: 
 
     def refused(p: dict, *needles: str, extra: list[str] | None = None) -> None:
         rec.write_text(json.dumps(p))
-        _refused(capsys, ["degrade", str(clean), "--replay", str(rec), "--out", str(out), *(extra or [])], out, *needles)
+        args = ["degrade", str(clean), "--replay", str(rec), "--out", str(out), *(extra or [])]
+        _refused(capsys, args, out, *needles)
 
     refused(prov, "disagrees", extra=["--seed", "8"])
     bad = json.loads(json.dumps(prov))

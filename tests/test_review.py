@@ -68,11 +68,12 @@ def _lines(path: Path) -> list[dict]:
 
 
 def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
-    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in folder.rglob("*") if p.is_file()}
 
 
 def test_token_gate_and_loopback_only(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     assert _request(url)[0] == 200
     for path in ("/", "/api/state", "/api/item/0", "/static/review.js", "/page/x/1.png", f"/?token={token[:-1]}x"):
@@ -80,7 +81,8 @@ def test_token_gate_and_loopback_only(server):
     assert _request(f"{base}/api/state?token={token}")[0] == 200
     body = json.dumps({"item": 0, "action": "accept"}).encode()
     # a POST with the token in the URL only (what a form on another site could send) is refused
-    assert _request(f"{base}/api/decide?token={token}", data=body, headers={"Content-Type": "application/json"})[0] == 403
+    headers = {"Content-Type": "application/json"}
+    assert _request(f"{base}/api/decide?token={token}", data=body, headers=headers)[0] == 403
     # a host name other than the loopback address (DNS rebinding) is refused
     assert _request(url, headers={"Host": "evil.example:80"})[0] == 403
     assert not (ds / "decisions.jsonl").exists()
@@ -94,7 +96,7 @@ def test_token_gate_and_loopback_only(server):
 
 
 def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
                                  headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
@@ -432,7 +434,7 @@ def test_a_decisions_file_linked_outside_the_dataset_is_refused_at_start(fresh, 
 def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, tmp_path):
     """Replaced while the server runs by a link to an exact copy (same bytes, same modification time): neither a
     decision nor apply now writes (or empties) the file outside."""
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
     decide = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
@@ -467,7 +469,7 @@ def _raw_post(base: str, path: str, head: dict[str, str], body: bytes = b"") -> 
 
 
 def test_decision_requests_are_limited_and_strictly_typed(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
     post = lambda data: _request(f"{base}/api/decide", data=data, headers=headers)  # noqa: E731
@@ -601,7 +603,8 @@ def test_adjudicate_refuses_nan_in_a_decisions_file_in_one_line(fresh, tmp_path,
     cell = next(q["id"] for q in queue if q["kind"] == "cell")
     before = _files(fresh)
     for lines, said in (([f'{{"id": "{cell}", "action": "null", "who": "ana"}}',
-                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, "who": "ana"}}'],
+                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, '
+                          '"who": "ana"}'],
                          "line 2: /value/x: NaN"),
                         ([f'{{"id": "{cell}", "action": "null", "supersedes": -Infinity, "who": "ana"}}'],
                          "line 1: /supersedes: -Infinity")):

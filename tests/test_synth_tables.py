@@ -237,7 +237,8 @@ ISSUER_COLUMN = '{ field = "name_of_issuer", title = "NAME OF ISSUER", width = 1
 @pytest.mark.parametrize("file,old,new,where", [
     ("layout.toml", 'first = "voting_sole"\nspan = 3', 'first = "voting_sole"\nspan = 4', "/table/groups/7/span"),
     ("layout.toml", 'first = "voting_sole"', 'first = "voting"', "/table/groups/7/first"),
-    ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "2000"), "/table/columns/0/width: column 'name_of_issuer' is 2000 pt"),
+    ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "2000"),
+     "/table/columns/0/width: column 'name_of_issuer' is 2000 pt"),
     ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "400"), "/table/columns/7/width"),
     ("family.toml", 'orientation = "landscape"', 'orientation = "portrait"\nrotate = 90', "/page/rotate"),
 ])
@@ -287,7 +288,8 @@ def test_show_draws_boxes_where_the_viewer_sees_the_words(bundles):  # type: ign
 def test_template_family_refuses_rotate(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
     folder = copy_family(tmp_path, monkeypatch, "schedule_ef", "ef_rotated")
     toml = (folder / "family.toml").read_text()
-    (folder / "family.toml").write_text(toml.replace('orientation = "portrait"', 'orientation = "landscape"\nrotate = 90'))
+    (folder / "family.toml").write_text(toml.replace('orientation = "portrait"',
+                                                     'orientation = "landscape"\nrotate = 90'))
     code, _, err = run(["synth", "--family", "ef_rotated", "--records", 5, "--out", tmp_path / "out"], capsys)
     assert code == 2 and "family.toml" in err and "/page/rotate" in err, err
     assert not (tmp_path / "out").exists()
