@@ -46,6 +46,7 @@ from typing import Any
 
 from gtkit.consensus.decisions import Accept, BoxDecision, Decision, Edit, Reject, WithEvidence, read_decisions
 from gtkit.consensus.filenames import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
+from gtkit.consensus.pointers import delete_at, get_at, node_at, optional_key, set_at
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
@@ -63,7 +64,7 @@ from gtkit.format import (
     write_bundle_output,
     write_dataset,
 )
-from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
+from gtkit.schema import Node, compile_schema, iter_leaves, nullable, validation_errors
 from gtkit.scoring.normalize import value_key
 
 
@@ -263,10 +264,10 @@ class Session:
             raise self.fail(n, f"{cid}: {problem}")
         entry["readings"] = [{"value": value, "evidence": evidence if value is not None else []}]
         entry["trust"] = d.trust or trust
-        if value is None and node is not None and not nullable(node) and _optional(doc.root, path):
-            _delete(doc.expected, path)   # a blank the schema does not let be null: the key is left out
+        if value is None and node is not None and not nullable(node) and optional_key(doc.root, path):
+            delete_at(doc.expected, path)   # a blank the schema does not let be null: the key is left out
         else:
-            _set(doc.expected, path, value)
+            set_at(doc.expected, path, value)
 
     def evidence(self, n: int, d: WithEvidence, doc: _Document) -> list[dict[str, Any]]:
         """The evidence a line gives, its pages within the document."""
@@ -315,10 +316,10 @@ class Session:
         else:
             raise self.fail(n, "an extra record is accepted (system or value) or rejected")
         array_ptr = q["path"].rsplit("/", 1)[0]
-        arr = _get(doc.expected, array_ptr) if array_ptr else doc.expected
+        arr = get_at(doc.expected, array_ptr) if array_ptr else doc.expected
         if arr is None:
-            _set(doc.expected, array_ptr, [])
-            arr = _get(doc.expected, array_ptr)
+            set_at(doc.expected, array_ptr, [])
+            arr = get_at(doc.expected, array_ptr)
         node = node_at(doc.root, array_ptr)
         assert node is not None and node.item is not None
         prefix = f"{array_ptr}/{len(arr)}"
@@ -424,51 +425,3 @@ class Session:
                     revised.adopt(entry.path, entry)
             self.emptied(revised.stage)
         return len(self.audit), None
-
-
-def node_at(root: Node, pointer: str) -> Node | None:
-    """The schema node of a pointer into `expected` (row indexes pass into the record node)."""
-    node: Node | None = root
-    for tok in split_pointer(pointer):
-        if node is None:
-            return None
-        if node.kind == "object":
-            node = node.props.get(tok)
-        elif node.kind == "records":
-            node = node.item
-        else:
-            return None
-    return node
-
-
-def _set(doc: Any, pointer: str, value: Any) -> None:
-    tokens = split_pointer(pointer)
-    cur = doc
-    for t in tokens[:-1]:
-        cur = cur[int(t)] if isinstance(cur, list) else cur[t]
-    last = tokens[-1]
-    if isinstance(cur, list):
-        cur[int(last)] = value
-    else:
-        cur[last] = value
-
-
-def _optional(root: Node, pointer: str) -> bool:
-    """Whether the key `pointer` ends with may be absent from its object."""
-    parent, _, key = pointer.rpartition("/")
-    node = node_at(root, parent)
-    return node is not None and node.kind == "object" and split_pointer("/" + key)[0] not in required(node)
-
-
-def _delete(doc: Any, pointer: str) -> None:
-    parent, _, key = pointer.rpartition("/")
-    obj = _get(doc, parent)
-    if isinstance(obj, dict):
-        obj.pop(split_pointer("/" + key)[0], None)
-
-
-def _get(doc: Any, pointer: str) -> Any:
-    cur = doc
-    for t in split_pointer(pointer):
-        cur = cur[int(t)] if isinstance(cur, list) else cur.get(t)
-    return cur

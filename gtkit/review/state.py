@@ -17,8 +17,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, node_at, require_reviewable
+from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, require_reviewable
 from gtkit.consensus.decisions import ACTIONS, Boxes
+from gtkit.consensus.pointers import node_at
 from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_json
 from gtkit.format import GT_NAME, INDEX_NAME, is_dataset, read_bundle
