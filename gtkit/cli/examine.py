@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from gtkit.cli.progress import progress_bar
 from gtkit.cli.root import app
 from gtkit.workers import DEFAULT_WORKERS, Pool
+
+if TYPE_CHECKING:  # the scorer is imported when a verb runs, not when the command starts
+    from gtkit.scoring.report import ScoreReport
 
 
 @app.command()
@@ -121,7 +125,7 @@ def score(
 
     views: list = []
 
-    def render(report) -> None:  # type: ignore[no-untyped-def]
+    def render(report: ScoreReport) -> None:
         """What is printed, made before any output is written (a failure here leaves nothing behind)."""
         if as_json:
             views.append(json.dumps(report.to_dict(pairs=pairs), indent=1))
@@ -145,7 +149,7 @@ def score(
         typer.echo(f"report: {html / 'index.html'}")
 
 
-def print_report(report, title: str) -> None:  # type: ignore[no-untyped-def]
+def print_report(report: ScoreReport, title: str) -> None:
     """Print the score table and its notes (`report_views`)."""
     from rich.console import Console
 
@@ -154,7 +158,7 @@ def print_report(report, title: str) -> None:  # type: ignore[no-untyped-def]
         console.print(view)
 
 
-def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
+def report_views(report: ScoreReport, title: str) -> list:
     """The score table (overall and per slice: value P/R/F1, page and word grounding F1, docs) and the notes
     under it, as things to print."""
     from rich.table import Table

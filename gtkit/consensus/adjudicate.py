@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.decisions import Accept, BoxDecision, Decision, Edit, Reject, WithEvidence, read_decisions
+from gtkit.consensus.decisions import Accept, BoxDecision, BoxRef, Decision, Edit, Reject, WithEvidence, read_decisions
 from gtkit.consensus.filenames import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
 from gtkit.consensus.pointers import delete_at, get_at, node_at, optional_key, set_at
 from gtkit.consensus.votes import type_problem
@@ -242,8 +242,8 @@ class Session:
             if d.accept_box:  # a person looked at the proposed box and accepted it
                 for ev in entry["readings"][0]["evidence"]:
                     ev["verified"] = ev.get("box") is not None
-            else:
-                entry["readings"][0]["evidence"] = self.evidence(n, d, doc)
+            else:  # BoxDecision's validator: without accept_box, the line gives a box
+                entry["readings"][0]["evidence"] = self.evidence(n, d.given_evidence() or [], doc)
             entry["trust"] = d.trust or "human"
             self.boxed.add(cid)
             return
@@ -253,8 +253,8 @@ class Session:
         else:
             value, evidence, trust = (d.value if isinstance(d, Edit) else None), [], "human"
         assert isinstance(d, WithEvidence)
-        if d.given_evidence() is not None:
-            evidence = self.evidence(n, d, doc)
+        if (refs := d.given_evidence()) is not None:
+            evidence = self.evidence(n, refs, doc)
             self.boxed.add(cid)
         path = cid.split("#", 1)[1]
         if isinstance(value, str) and not value.strip():
@@ -269,11 +269,11 @@ class Session:
         else:
             set_at(doc.expected, path, value)
 
-    def evidence(self, n: int, d: WithEvidence, doc: _Document) -> list[dict[str, Any]]:
+    def evidence(self, n: int, refs: list[BoxRef], doc: _Document) -> list[dict[str, Any]]:
         """The evidence a line gives, its pages within the document."""
         pages = doc.bundle.gt.document.pages
         out = []
-        for ref in d.given_evidence():
+        for ref in refs:
             if ref.page > pages:
                 raise self.fail(n, f"page {ref.page} is beyond the document's {pages} page(s)")
             out.append(evidence_entry(ref.page, list(ref.box) if ref.box is not None else None,

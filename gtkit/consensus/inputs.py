@@ -148,7 +148,8 @@ def check_schema_hash(systems: Systems, used: list[str], schema_hash: str, versi
         elif not schema_hash.startswith(declared):
             same_version = version is not None and sysinfo.schema_version == version
             bump |= same_version
-            bad.append(f"{name} (declares {declared[:12]}…{', same version ' + version if same_version else ''})")
+            note = f", same version {version}" if same_version else ""
+            bad.append(f"{name} (declares {declared[:12]}…{note})")
     if bad:
         hint = ("the schema changed without a version bump: a revised schema needs a new version, then rerun them"
                 if bump else "rerun them against this schema, or give a revised schema a new version")

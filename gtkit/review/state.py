@@ -13,12 +13,12 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, require_reviewable
-from gtkit.consensus.decisions import ACTIONS, Boxes
+from gtkit.consensus.decisions import Action, Boxes
 from gtkit.consensus.pointers import node_at
 from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_json
@@ -40,7 +40,7 @@ class Sent(Strict):
     line is then checked in full by the decision models and adjudication's session (`DecisionFile.append`)."""
 
     item: Annotated[StrictInt, Field(ge=0)]
-    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    action: Action
     candidate: Annotated[StrictInt, Field(ge=0)] | None = None
     system: StrictStr | None = None
     value: Any = None
