@@ -116,7 +116,7 @@ def time_albumentations_alone(pdf: Path, transforms: list[tuple[str, dict]], dpi
 
 def time_augraphy(pdf: Path, dpi: int, reps: int) -> list[float] | None:
     try:
-        from augraphy import default_augraphy_pipeline  # type: ignore[import-not-found]
+        from augraphy import default_augraphy_pipeline  # type: ignore[import-not-found]  # optional, rarely installed
     except Exception:  # optional peer
         return None
     doc = pymupdf.open(pdf)

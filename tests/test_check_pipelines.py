@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +40,7 @@ def fresh_check(folder: Path) -> list[list[str]]:
     return json.loads(out.stdout)
 
 
-def move_box(gt_file: Path, want: callable) -> str:  # type: ignore[valid-type]
+def move_box(gt_file: Path, want: Callable[[dict[str, Any]], bool]) -> str:
     """Shift the first box whose field entry satisfies `want` to the next such entry's box (or right by 0.01);
     returns the JSON Pointer of the moved box."""
     data = json.loads(gt_file.read_text())

@@ -98,8 +98,10 @@ def test_token_gate_and_loopback_only(server):
 def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
     ds, _proc, url = server
     base, token = _base_token(url)
-    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    def post(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+
     before_files = _files(ds)
     status, answer = post({"item": 0, "action": "accept", "candidate": 7})
     assert status == 400 and b"candidate must be" in answer
@@ -309,7 +311,9 @@ def test_typed_values_and_fields(dataset):
 
     r = Review(dataset, "ana")
     assert field_of(r.root, "/lines/12/quantity") == "/lines/*/quantity" and field_of(r.root, "/total") == "/total"
-    cell = lambda path: Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})  # noqa: E731
+    def cell(path: str) -> Item:
+        return Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})
+
     assert r.typed_value(cell("/total"), "26675.42") == 26675.42
     assert r.typed_value(cell("/lines/0/quantity"), "5") == 5
     assert r.typed_value(cell("/paid_in_full"), "true") is True
@@ -358,8 +362,10 @@ def test_a_full_disk_leaves_whole_lines_and_the_next_decision_works(fresh, monke
     from gtkit.review.state import Review
 
     app = create_app(Review(fresh, "ana"), "t")
-    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
-                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    def post(body: object) -> tuple[int, bytes]:
+        return _asgi_post(app, "/api/decide", [json.dumps(body).encode()],
+                          {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+
     decisions = fresh / "decisions.jsonl"
     assert post({"item": 0, "action": "accept"})[0] == 200
     before = decisions.read_bytes()
@@ -391,8 +397,10 @@ def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
     way, the kernel answers EFBIG; raised again, the next decision works and adjudicate reads the file."""
     ds, proc, url = server
     base, token = _base_token(url)
-    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    def post(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+
     decisions = ds / "decisions.jsonl"
     assert post({"item": 0, "action": "accept"})[0] == 200
     before = decisions.read_bytes()
@@ -437,8 +445,9 @@ def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, t
     ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
-    decide = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                   headers=headers)
+    def decide(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(), headers=headers)
+
     assert decide({"item": 0, "action": "accept"})[0] == 200
     outside = tmp_path / "outside.jsonl"
     shutil.copy2(ds / "decisions.jsonl", outside)
@@ -472,7 +481,8 @@ def test_decision_requests_are_limited_and_strictly_typed(server):
     ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
-    post = lambda data: _request(f"{base}/api/decide", data=data, headers=headers)  # noqa: E731
+    def post(data: bytes) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=data, headers=headers)
 
     def refused(data: bytes, status: int, words: bytes) -> None:
         got, answer = post(data)
@@ -520,8 +530,10 @@ def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh,
     from gtkit.review.state import Review
 
     app = create_app(Review(fresh, "ana"), "t")
-    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
-                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    def post(body: object) -> tuple[int, bytes]:
+        return _asgi_post(app, "/api/decide", [json.dumps(body).encode()],
+                          {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+
     decisions = fresh / "decisions.jsonl"
     real_write = os.write
 
