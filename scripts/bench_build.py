@@ -34,7 +34,8 @@ def plan_text(docs: int, seed: int) -> str:
     per = [n_synth // len(FAMILIES) + (i < n_synth % len(FAMILIES)) for i in range(len(FAMILIES))]
     lines = [f"seed = {seed}", ""]
     for (family, lo, step), n in zip(FAMILIES, per):
-        lines += ["[[families]]", f'family = "{family}"', f"records = {{ min = {lo}, max = {lo + step * (n - 1)}, step = {step} }}", ""]
+        records = f"records = {{ min = {lo}, max = {lo + step * (n - 1)}, step = {step} }}"
+        lines += ["[[families]]", f'family = "{family}"', records, ""]
     for recipe in RECIPES:
         lines += ["[[recipes]]", f'recipe = "{recipe}"', ""]
     lines += ["[[splits]]", 'name = "clean"', "perception = []", "", "[[splits]]", 'name = "scanned"']
@@ -101,7 +102,8 @@ def main() -> None:
         if args.kills:
             seen = killed_and_resumed(plan, root / "killed", args.kills, two, np.random.default_rng(args.seed))
             resumed = tree_hash(root / "killed") == tree_hash(root / "w1")
-            print(f"killed {args.kills} times (bundles present at each kill: {seen}), resumed: byte-identical: {resumed}")
+            print(f"killed {args.kills} times (bundles present at each kill: {seen}), "
+                  f"resumed: byte-identical: {resumed}")
 
 
 if __name__ == "__main__":

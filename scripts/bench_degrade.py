@@ -40,8 +40,9 @@ def make_page(path: Path) -> None:
     """A dense letter page: 50 lines of small Helvetica text in two columns (about 900 words)."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    words = ("invoice total amount due account number remittance 12,450.00 2026-03-28 SKU-1042 widget "
-             "steel large qty 14 net 30 customer Acme Industrial Supply Co. Springfield IL 62701").split()
+    words = ["invoice", "total", "amount", "due", "account", "number", "remittance", "12,450.00", "2026-03-28",
+             "SKU-1042", "widget", "steel", "large", "qty", "14", "net", "30", "customer", "Acme", "Industrial",
+             "Supply", "Co.", "Springfield", "IL", "62701"]
     k = 0
     for row in range(50):
         for col in range(2):
@@ -68,7 +69,7 @@ def time_floor(pdf: Path, dpi: int, reps: int, out_dir: Path) -> list[float]:
         noise = (rng.standard_normal(warped.shape, dtype=np.float32) * 8.0).astype(np.int16)
         noisy = cv2.add(warped.astype(np.int16), noise).clip(0, 255).astype(np.uint8)
         _, binary = cv2.threshold(noisy, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        ok, buf = cv2.imencode(".png", binary)
+        _ok, buf = cv2.imencode(".png", binary)
         (out_dir / f"floor-{r}.png").write_bytes(buf.tobytes())
         times.append(time.perf_counter() - t0)
     return times
@@ -80,9 +81,9 @@ def time_recipe(pdf: Path, name: str, dpi: int, reps: int, out_dir: Path, seed: 
     size = (doc[0].rect.width, doc[0].rect.height)
     times = []
     writer = ImagePdfWriter(out_dir / f"{name}-{dpi}.pdf")
-    for seed in range(seed, seed + reps):
+    for page_seed in range(seed, seed + reps):
         t0 = time.perf_counter()
-        plan = plan_page(rec, seed, "bench", 1, size, dpi)
+        plan = plan_page(rec, page_seed, "bench", 1, size, dpi)
         kind, data, _drawn = render_page((str(pdf), 0, dpi, plan, rec.output.format, rec.output.quality))
         writer.add_page(size[0], size[1], kind, data)
         times.append(time.perf_counter() - t0)
@@ -115,8 +116,8 @@ def time_albumentations_alone(pdf: Path, transforms: list[tuple[str, dict]], dpi
 
 def time_augraphy(pdf: Path, dpi: int, reps: int) -> list[float] | None:
     try:
-        from augraphy import default_augraphy_pipeline  # type: ignore[import-not-found]
-    except Exception:  # noqa: BLE001 - optional peer
+        from augraphy import default_augraphy_pipeline  # type: ignore[import-not-found]  # optional, rarely installed
+    except Exception:  # optional peer
         return None
     doc = pymupdf.open(pdf)
     pix = doc[0].get_pixmap(dpi=dpi)

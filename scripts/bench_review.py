@@ -68,7 +68,8 @@ def main() -> None:
         t = time.perf_counter()
         review.page_png(doc, 1)
         cached_png = time.perf_counter() - t
-        todo = next(k for k, it in enumerate(review.items) if it.kind == "draw" and it.id not in review.decisions.decided)
+        todo = next(k for k, it in enumerate(review.items)
+                    if it.kind == "draw" and it.id not in review.decisions.decided)
         t = time.perf_counter()
         review.decide({"item": todo, "action": "box", "box": {"page": 1, "box": [0.1, 0.1, 0.2, 0.12]}})
         decide = time.perf_counter() - t

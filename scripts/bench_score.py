@@ -32,8 +32,18 @@ import numpy as np
 import pymupdf
 
 from gtkit import __version__
-from gtkit.format import FORMAT_VERSION, DocumentInfo, FieldEntry, GroundTruth, Provenance, Reading, SchemaInfo, Tags, write_bundle
 from gtkit.fileio import canonical_sha256, sha256_bytes
+from gtkit.format import (
+    FORMAT_VERSION,
+    DocumentInfo,
+    FieldEntry,
+    GroundTruth,
+    Provenance,
+    Reading,
+    SchemaInfo,
+    Tags,
+    write_bundle,
+)
 
 FIELDS = ["owner", "address", "city", "state", "property_type", "amount", "holder", "year"]
 SCHEMA = {

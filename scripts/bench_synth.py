@@ -93,8 +93,8 @@ def bench_case(family: str, records: int, seed: int, repeat: int, tmp: Path) -> 
     floors, fulls = [], []
     for _ in range(repeat):  # interleaved, so slow moments of a shared machine hit both
         floors.append(run_measured([sys.executable, "-c", FLOOR_CODE, family, str(records), str(seed), str(floor_pdf)]))
-        fulls.append(run_measured([sys.executable, "-m", "gtkit", "synth", "--family", family, "--records", str(records),
-                                   "--seed", str(seed), "--out", str(out), "--force"]))
+        fulls.append(run_measured([sys.executable, "-m", "gtkit", "synth", "--family", family,
+                                   "--records", str(records), "--seed", str(seed), "--out", str(out), "--force"]))
     same_pdf = floor_pdf.read_bytes() == (out / "document.pdf").read_bytes()
     pages, fields = gt_summary(out / "gt.json")
     return {
@@ -131,7 +131,8 @@ def main() -> int:
             mb_ratio = r["full_mb"] / r["floor_mb"]
             passed = ratio <= RATIO_LIMIT and r["full_max_mb"] < RSS_LIMIT_MB and r["same_pdf"]
             ok &= passed
-            print(f"{case:<28} {r['pages']:>5} {r['fields']:>7} {r['floor_s']:>8.2f} {r['full_s']:>7.2f} {ratio:>5.2f}x "
+            print(f"{case:<28} {r['pages']:>5} {r['fields']:>7} {r['floor_s']:>8.2f} {r['full_s']:>7.2f} "
+                  f"{ratio:>5.2f}x "
                   f"{r['floor_mb']:>9.0f} {r['full_mb']:>8.0f} {mb_ratio:>7.2f}x  "
                   f"{'ok' if passed else 'MISSED'} (time <= {RATIO_LIMIT:g}x floor, peak RSS {r['full_max_mb']:.0f} MB "
                   f"< {RSS_LIMIT_MB:.0f} MB, same PDF as the floor: {r['same_pdf']}, gt.json {r['gt_mb']:.0f} MB)")

@@ -25,7 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from diffcases import DEFAULT_EB_PYTHON, DELIBERATE, disagreements, gtkit_scores, make_case, run_bridge  # noqa: E402
+from diffcases import (  # noqa: E402 - importable once tests/ is on sys.path, above
+    DEFAULT_EB_PYTHON,
+    DELIBERATE,
+    disagreements,
+    gtkit_scores,
+    make_case,
+    run_bridge,
+)
 
 
 def main() -> int:

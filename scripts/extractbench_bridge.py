@@ -175,8 +175,7 @@ def main() -> None:
     parser.add_argument("--absent", choices=("null", "absent"), default="null",
                         help="null: an omitted key reads as null (gtkit's rule); absent: ExtractBench's own reading")
     args = parser.parse_args()
-    source = open(args.cases, encoding="utf-8") if args.cases else sys.stdin
-    with source:
+    with (open(args.cases, encoding="utf-8") if args.cases else sys.stdin) as source:
         for line in source:
             if line.strip():
                 sys.stdout.write(json.dumps(score_case(json.loads(line), absent=args.absent)) + "\n")

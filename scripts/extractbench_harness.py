@@ -100,7 +100,8 @@ def main() -> None:
                 ours = root / split / rebuilt.name
                 if json.loads(rebuilt.read_text(encoding="utf-8")) != json.loads(ours.read_text(encoding="utf-8")):
                     differs.append(f"{split}/{rebuilt.name}")
-                if rebuilt.with_suffix("").with_suffix(".pdf").read_bytes() != ours.with_suffix("").with_suffix(".pdf").read_bytes():
+                rebuilt_pdf, ours_pdf = (p.with_suffix("").with_suffix(".pdf") for p in (rebuilt, ours))
+                if rebuilt_pdf.read_bytes() != ours_pdf.read_bytes():
                     differs.append(f"{split}/{rebuilt.name} (pdf)")
     out: dict[str, Any] = {"cases": [c.test_id for c in cases], "lint": lint, "rebuilt_differs": differs, "scores": {}}
     for case in cases:

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from review_helpers import CHROMIUM_ARGS, consensus_output, start_server  # noqa: E402
+from review_helpers import CHROMIUM_ARGS, consensus_output, start_server
 
 
 def main() -> None:

@@ -131,9 +131,11 @@ def main() -> None:
         totals["cells"] += m["truth_cells"]
     if not args.json:
         t = totals
-        print(f"all seeds: promoted cells correct {t['correct']}/{t['promoted']} = {100 * t['correct'] / t['promoted']:.2f}%; "
+        print(f"all seeds: promoted cells correct {t['correct']}/{t['promoted']} "
+              f"= {100 * t['correct'] / t['promoted']:.2f}%; "
               f"wrong values queued or outvoted {t['handled']}/{t['wrong']} = {100 * t['handled'] / t['wrong']:.2f}%; "
-              f"ambiguity fields classified schema ambiguity {t['amb_ok']}/{t['amb']} = {100 * t['amb_ok'] / t['amb']:.1f}%; "
+              f"ambiguity fields classified schema ambiguity {t['amb_ok']}/{t['amb']} "
+              f"= {100 * t['amb_ok'] / t['amb']:.1f}%; "
               f"coverage {100 * t['promoted'] / t['cells']:.1f}%")
 
 

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from gtkit.format import Tags
 from gtkit.schema import compile_schema, iter_leaves
 from gtkit.scoring.engine import score_truth
 from gtkit.scoring.truth import Truth, TruthCell
-from gtkit.format import Tags
 
 ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = ROOT / "scripts" / "extractbench_bridge.py"
@@ -129,7 +129,8 @@ class _Gen:
                 continue
             r = self.rng.random()
             if r < 0.1 and depth == 0:
-                props[name] = Spec("object", props={n: self.scalar_spec() for n in self.names(int(self.rng.integers(1, 3)))})
+                members = self.names(int(self.rng.integers(1, 3)))
+                props[name] = Spec("object", props={n: self.scalar_spec() for n in members})
             elif r < 0.22 and depth == 0:
                 props[name] = Spec("records", item=self.record_spec(depth + 1))
             elif r < 0.3:
@@ -148,7 +149,8 @@ class _Gen:
                 identity = [self.pick(scalars)] if scalars and self.p(0.4) else []
                 props[name] = Spec("records", item=item, identity=identity)
             elif r < 0.4:
-                props[name] = Spec("object", props={n: self.scalar_spec() for n in self.names(int(self.rng.integers(1, 4)))})
+                members = self.names(int(self.rng.integers(1, 4)))
+                props[name] = Spec("object", props={n: self.scalar_spec() for n in members})
             elif r < 0.45 and "free_object" in self.inc:
                 props[name] = Spec("free", type=self.pick(["object", "records"]))
             elif r < 0.55:
@@ -212,7 +214,8 @@ class _Gen:
             d.isoformat(), f"{y}-{m}-{day}", f"{m}/{day}/{y}", f"{m:02d}/{day:02d}/{y}", f"{m}-{day}-{y}",
             f"{MONTHS[m - 1]} {day}, {y}", f"{MONTHS[m - 1]} {day} {y}", f"{MON[m - 1]} {day}, {y}",
             f"{day} {MONTHS[m - 1]} {y}", f"{day} {MON[m - 1]} {y}",
-            f"{WEEKDAYS[d.weekday()]}, {MONTHS[m - 1]} {day}, {y}", f"{WEEKDAYS[d.weekday()]} {MONTHS[m - 1]} {day} {y}",
+            f"{WEEKDAYS[d.weekday()]}, {MONTHS[m - 1]} {day}, {y}",
+            f"{WEEKDAYS[d.weekday()]} {MONTHS[m - 1]} {day} {y}",
             f"{WD[d.weekday()]} {MONTHS[m - 1]} {day} {y}", f"{MONTHS[m - 1].upper()} {day}, {y}",
             f"{day} {MONTHS[m - 1].lower()} {y}",
         ]
@@ -231,13 +234,15 @@ class _Gen:
 
     def phone(self) -> str:
         a, b, c = int(self.rng.integers(200, 999)), int(self.rng.integers(200, 999)), int(self.rng.integers(1000, 9999))
-        return self.pick([f"({a}) {b}-{c}", f"{a}-{b}-{c}", f"{a}.{b}.{c}", f"+1 {a} {b} {c}", f"{b}-{c}", f"{a}{b}{c}"])
+        return self.pick([f"({a}) {b}-{c}", f"{a}-{b}-{c}", f"{a}.{b}.{c}", f"+1 {a} {b} {c}", f"{b}-{c}",
+                          f"{a}{b}{c}"])
 
     def respell_phone(self, s: str) -> str:
         digits = "".join(ch for ch in s if ch.isdigit())
         if len(digits) >= 10:
             d = digits[-10:]
-            return self.pick([f"({d[:3]}) {d[3:6]}-{d[6:]}", f"{d[:3]}.{d[3:6]}.{d[6:]}", f"1-{d[:3]}-{d[3:6]}-{d[6:]}", d])
+            return self.pick([f"({d[:3]}) {d[3:6]}-{d[6:]}", f"{d[:3]}.{d[3:6]}.{d[6:]}",
+                              f"1-{d[:3]}-{d[3:6]}-{d[6:]}", d])
         return self.pick([digits, "-".join([digits[:3], digits[3:]]) if len(digits) > 3 else digits])
 
     def text(self) -> str:
@@ -245,7 +250,8 @@ class _Gen:
         words = [self.pick(WORDS) for _ in range(k)]
         s = " ".join(words)
         if self.p(0.3):
-            s = self.pick([f"{words[0]}, {s}", f"{s}, Inc.", f"{s}; {self.pick(WORDS)}", f"No. {int(self.rng.integers(1, 99))}"])
+            s = self.pick([f"{words[0]}, {s}", f"{s}, Inc.", f"{s}; {self.pick(WORDS)}",
+                           f"No. {int(self.rng.integers(1, 99))}"])
         return f"{s} {self.fresh}" if self.p(0.5) else s
 
     def scalar(self, spec: Spec, unique: bool = False) -> Any:
@@ -340,7 +346,7 @@ class _Gen:
 
     def wrong(self, spec: Spec, v: Any) -> Any:
         if spec.kind == "slist":
-            return (v or []) [::-1] + ["x"] if self.p(0.5) else [self.text()]
+            return [*(v or [])[::-1], "x"] if self.p(0.5) else [self.text()]
         if spec.type == "boolean":
             return (not v) if isinstance(v, bool) else self.p(0.5)
         if spec.type in ("integer", "number"):
@@ -437,7 +443,7 @@ def _evidence(g: _Gen, value: Any) -> list[dict[str, Any]]:
 
 def _fields(g: _Gen, schema: dict[str, Any], expected: Any, specs: dict[str, Spec]) -> list[dict[str, Any]]:
     fields = []
-    for pointer, node, value in iter_leaves(compile_schema(schema), expected):
+    for pointer, _node, value in iter_leaves(compile_schema(schema), expected):
         spec = specs.get(_pattern(pointer), Spec("scalar"))
         readings = [{"value": value, "evidence": _evidence(g, value)}]
         if g.p(0.12):
@@ -564,9 +570,8 @@ class _Pred:
         g = self.g
         assert spec.item is not None
         truth = tv if isinstance(tv, list) else []
-        if not truth:
-            if g.p(0.7):
-                return g.pick([None, []]) if tv is None else tv
+        if not truth and g.p(0.7):
+            return g.pick([None, []]) if tv is None else tv
         n = len(truth)
         plan = g.pick(["all", "all", "drop", "extra", "dup"])
         keep_idx = list(range(n))
@@ -663,7 +668,10 @@ class _Pred:
     def draw_row(self, item: Spec, trow: Any, t_ptr: str, p_ptr: str, budget: int, keep: str) -> dict[str, Any]:
         g = self.g
         cols = _row_scalars(item, trow)
-        wrong = set(g.rng.choice(len(cols), size=min(budget, int(g.rng.integers(0, budget + 1))), replace=False).tolist()) if cols else set()
+        wrong: set[int] = set()
+        if cols:
+            size = min(budget, int(g.rng.integers(0, budget + 1)))
+            wrong = set(g.rng.choice(len(cols), size=size, replace=False).tolist())
         wrong_names = {cols[i][0] for i in wrong}
         trow = trow if isinstance(trow, dict) else {}
         row: dict[str, Any] = {}
@@ -685,7 +693,8 @@ class _Pred:
                 if present:
                     row[n] = v
             else:
-                present, v = self.node(c, trow.get(n), f"{t_ptr}/{n}", f"{p_ptr}/{n}", "any" if n in wrong_names else keep)
+                mode = "any" if n in wrong_names else keep
+                present, v = self.node(c, trow.get(n), f"{t_ptr}/{n}", f"{p_ptr}/{n}", mode)
                 if present:
                     row[n] = v
         # a changed cell may still match (an equivalent spelling drawn in "any" mode): that only widens the margin

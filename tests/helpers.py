@@ -10,6 +10,7 @@ from typing import Any
 import pymupdf
 
 from gtkit import __version__
+from gtkit.fileio import canonical_sha256, sha256_bytes
 from gtkit.format import (
     FORMAT_VERSION,
     DocumentInfo,
@@ -22,7 +23,6 @@ from gtkit.format import (
     Tags,
     write_bundle,
 )
-from gtkit.fileio import canonical_sha256, sha256_bytes
 from gtkit.schema import compile_schema, iter_leaves
 
 PAGE_W, PAGE_H = 612.0, 792.0

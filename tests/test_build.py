@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from gtkit.builder import build, read_plan
-from helpers import run_cli
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "small-plan.toml"
 
@@ -196,7 +196,8 @@ def test_kill_9_twice_then_resume_is_byte_identical_to_a_clean_build(plan, refer
 
 def test_dask_local_cluster_builds_the_same_bytes(plan, reference, tmp_path):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
         report = build(plan, tmp_path / "ds", executor="dask", scheduler=cluster.scheduler_address)
     assert report.made == {"synth": 6, "degrade": 6, "consensus": 0}
     assert tree_hash(tmp_path / "ds") == reference[1]

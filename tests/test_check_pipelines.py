@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +40,7 @@ def fresh_check(folder: Path) -> list[list[str]]:
     return json.loads(out.stdout)
 
 
-def move_box(gt_file: Path, want: callable) -> str:  # type: ignore[valid-type]
+def move_box(gt_file: Path, want: Callable[[dict[str, Any]], bool]) -> str:
     """Shift the first box whose field entry satisfies `want` to the next such entry's box (or right by 0.01);
     returns the JSON Pointer of the moved box."""
     data = json.loads(gt_file.read_text())
@@ -61,7 +63,8 @@ def bundles(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def
     degrade(root / "synth", root / "degrade", recipe="fax", seed=1, dpi=100)
     ws = root / "ws"
     simulate(ws, seed=5, n_docs=1, n_rows=8)
-    run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus", do_rescore=False)
+    run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "consensus",
+                  do_rescore=False)
     [doc] = [p for p in (root / "consensus").iterdir() if p.is_dir()]
     synth("unclaimed_property", out=root / "synth-table", seed=4, records=70)
     return {"synth": root / "synth", "synth-table": root / "synth-table", "degrade": root / "degrade", "consensus": doc}

@@ -29,7 +29,7 @@ def source(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     return out
 
 
-def _gtkit(*args: str | Path, **kw) -> subprocess.Popen:  # type: ignore[no-untyped-def,type-arg]
+def _gtkit(*args: str | Path, **kw) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
     return subprocess.Popen([sys.executable, "-m", "gtkit", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, **kw)
 
@@ -50,7 +50,7 @@ def _staging(folder: Path, name: str) -> list[str]:
     return sorted(n for n in os.listdir(folder) if n.startswith(f".{name}.") and n.endswith(".partial"))
 
 
-def _degrade(source: Path, out: Path) -> subprocess.Popen:  # type: ignore[type-arg]
+def _degrade(source: Path, out: Path) -> subprocess.Popen[bytes]:
     return _gtkit("degrade", source, "--recipe", "fax", "--dpi", "150", "--seed", "7", "--out", out)
 
 
@@ -89,7 +89,7 @@ def test_two_synth_runs_into_one_output_give_one_bundle_and_one_refusal(tmp_path
     out = tmp_path / "cm"
     runs = [_gtkit("synth", "--family", "creditor_matrix", "--records", "3000", "--seed", str(k), "--out", out)
             for k in (1, 2)]
-    results = [(p.wait(timeout=DEADLINE_S), p.stderr.read().decode()) for p in runs]  # type: ignore[union-attr]
+    results = [(p.wait(timeout=DEADLINE_S), p.stderr.read().decode()) for p in runs]  # type: ignore[union-attr]  # stderr=PIPE
     codes = sorted(code for code, _ in results)
     assert codes == [0, 2], results
     refused = next(err for code, err in results if code == 2)

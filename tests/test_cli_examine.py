@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, pool_workers_alive
 
 from gtkit.cli import main
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, pool_workers_alive
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
@@ -88,8 +88,10 @@ def test_show_draws_a_png(case, capsys):
         (lambda c: (c / "ds" / "inv" / "schema.json").write_text('{"type": 12}'), "not a valid JSON Schema"),
         (lambda c: (c / "ds" / "inv" / "document.pdf").write_bytes(b"%PDF-1.7 tampered"), "hash mismatch"),
         (lambda c: (c / "ds" / "inv" / "gt.json").unlink(), "gt.json is missing"),
-        (lambda c: (c / "ds" / "dataset.jsonl").write_text('{"doc_id": "inv", "path": "../../etc"}\n'), "escapes the dataset folder"),
-        (lambda c: (c / "ds" / "dataset.jsonl").write_text('{"doc_id": "../inv", "path": "inv"}\n'), "dataset.jsonl: line 1"),
+        (lambda c: (c / "ds" / "dataset.jsonl").write_text('{"doc_id": "inv", "path": "../../etc"}\n'),
+         "escapes the dataset folder"),
+        (lambda c: (c / "ds" / "dataset.jsonl").write_text('{"doc_id": "../inv", "path": "inv"}\n'),
+         "dataset.jsonl: line 1"),
     ],
 )
 def test_score_bad_input_is_one_line_and_exit_2(case, capsys, breakage, needle):
@@ -163,7 +165,8 @@ def test_an_unusable_prediction_scores_zero_and_the_run_goes_on(case, capsys, br
 
 
 def test_citations_that_ground_nothing_are_claims_and_counted(case, capsys):
-    cites = {"/invoice_number": [{"page": 9, "box": [0.1, 0.1, 0.2, 0.2]}], "/date": [{"page": 1, "box": [0.5, 0.1, 0.4, 0.2]}],
+    cites = {"/invoice_number": [{"page": 9, "box": [0.1, 0.1, 0.2, 0.2]}],
+             "/date": [{"page": 1, "box": [0.5, 0.1, 0.4, 0.2]}],
              "/total": [{"page": 1, "box": [0.9, 0.1, 1.3, 0.2]}]}
     (case / "pred" / "inv.citations.json").write_text(json.dumps(cites))
     code, out, _ = run(["score", "--gt", str(case / "ds"), "--pred", str(case / "pred"), "--json"], capsys)
@@ -210,10 +213,10 @@ def test_debug_is_accepted_after_the_verb(case, capsys):
 ])
 def test_check_and_show_on_an_unusable_pdf_are_one_line(tmp_path, capsys, damage, needle):
     import pymupdf
+    from helpers import make_gt
 
     from gtkit.fileio import sha256_bytes
     from gtkit.format import write_bundle
-    from helpers import make_gt
 
     pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
     bad = {"encrypted": pymupdf.open(stream=pdf, filetype="pdf").tobytes(

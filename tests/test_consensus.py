@@ -9,16 +9,16 @@ from typing import Any
 
 import pymupdf
 import pytest
+from helpers import run_cli
 
 from gtkit.consensus.causes import classify_document
 from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, UNRESOLVABLE
 from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
-from gtkit.format import read_bundles
 from gtkit.fileio import canonical_sha256
+from gtkit.format import read_bundles
 from gtkit.schema import compile_schema
-from helpers import run_cli
 
 SCHEMA: dict[str, Any] = {
     "title": "t", "version": "1", "type": "object",
@@ -121,7 +121,7 @@ def test_alignment_by_key_with_shuffled_rows_and_a_misread_key():
 
 def test_rows_no_one_else_has_are_extra_record_votes_and_dropped_rows_are_null_votes():
     rows = _rows(6)
-    outs = {"a": {"items": rows + [{"id": "ID-9999", "desc": "ghost", "qty": 1, "color": "red"}]},
+    outs = {"a": {"items": [*rows, {"id": "ID-9999", "desc": "ghost", "qty": 1, "color": "red"}]},
             "b": {"items": list(reversed(rows))}, "c": {"items": rows[:5]}}
     r = run(outs, {"a": "A", "b": "B", "c": "C"})
     assert len(r.expected["items"]) == 6
@@ -232,7 +232,8 @@ def test_end_to_end_one_source_boxes_and_queue(tmp_path, capsys):
         "c": {"name": "Acme", "po": "po 1234", "total": 5, "items": [{"id": "I1", "desc": "bolt", "qty": 2}]},
     }
     cites = {"b": {"/name": [{"page": 1, "box": where["Acme"]}], "/total": [{"page": 1, "box": where["Total 5"]}],
-                   "/items/0/desc": [{"page": 7, "box": BOX}], "/items/0/qty": [{"page": 1, "box": [0.5, 0.5, 0.4, 0.6]}],
+                   "/items/0/desc": [{"page": 7, "box": BOX}],
+                   "/items/0/qty": [{"page": 1, "box": [0.5, 0.5, 0.4, 0.6]}],
                    "/items/0/id": [{"page": 1, "box": where["Acme"]}],
                    "/po": [{"page": 1, "box": where["PO-1234"]}]}}
     ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, citations=cites)
@@ -298,7 +299,8 @@ def test_adjudication_round_trip_with_audit_trail(tmp_path, capsys):
     lines = [
         {"id": "doc1#/name", "action": "accept", "system": "a", "who": "ana", "when": "2026-11-29T10:00:00Z",
          "box": {"page": 1, "box": BOX}},
-        {"doc": "doc1", "path": "/po", "action": "edit", "value": "PO-0001", "who": "ana", "when": "2026-11-29T10:01:00Z"},
+        {"doc": "doc1", "path": "/po", "action": "edit", "value": "PO-0001", "who": "ana",
+         "when": "2026-11-29T10:01:00Z"},
         {"id": "doc1#/date", "action": "null"},
         {"id": "doc1#/items/+0", "action": "accept", "system": "b"},
     ]
@@ -363,8 +365,9 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, case):
     code, out = cli(consensus_args(ws), capsys)
     assert code == 2, out
     assert len(out.strip().splitlines()) == 1 and out.startswith("gtkit: error:")
-    assert {"not_json": "malformed JSON", "not_object": "must be a JSON object", "unknown_system": "missing from systems.toml",
-            "no_pdf": "no " , "no_runs_for_pdf": "no system has a run"}[case] in out
+    assert {"not_json": "malformed JSON", "not_object": "must be a JSON object",
+            "unknown_system": "missing from systems.toml", "no_pdf": "no ",
+            "no_runs_for_pdf": "no system has a run"}[case] in out
     assert not ws["out"].exists() and not list(tmp_path.glob(".gt*"))
 
 

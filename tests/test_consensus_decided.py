@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from gtkit.format import read_bundle
-from helpers import run_cli
 
 DOC, CELL, OTHER = "sim-3-000", "/customer", "/po_number"
 ID = f"{DOC}#{CELL}"

@@ -59,7 +59,8 @@ def test_a_decision_the_schema_refuses_changes_nothing(tmp_path, capsys, decisio
 
     from test_consensus import cli, consensus_args, workspace
 
-    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5}, "c": {"name": "Acme", "total": 6}}
+    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5},
+               "c": {"name": "Acme", "total": 6}}
     ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, schema=STRICT)
     code, out = cli(consensus_args(ws), capsys)
     assert code == 0, out
@@ -74,8 +75,10 @@ def test_a_decision_the_schema_refuses_changes_nothing(tmp_path, capsys, decisio
 
 STRUCTURED = {"title": "t", "version": "1", "type": "object", "properties": {
     "pay": {"oneOf": [
-        {"type": "object", "properties": {"iban": {"type": "string"}}, "required": ["iban"], "additionalProperties": False},
-        {"type": "object", "properties": {"card": {"type": "string"}}, "required": ["card"], "additionalProperties": False}]},
+        {"type": "object", "properties": {"iban": {"type": "string"}}, "required": ["iban"],
+         "additionalProperties": False},
+        {"type": "object", "properties": {"card": {"type": "string"}}, "required": ["card"],
+         "additionalProperties": False}]},
     "grid": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
     "name": {"type": "string"}}}
 
@@ -103,7 +106,8 @@ def test_accepting_a_vote_again_after_an_earlier_adjudication_says_already_decid
 
     from test_consensus import cli, consensus_args, workspace
 
-    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5}, "c": {"name": "ACME", "total": 5}}
+    outputs = {"a": {"name": "Acme", "total": 5}, "b": {"name": "Acme Inc", "total": 5},
+               "c": {"name": "ACME", "total": 5}}
     ws = workspace(tmp_path, outputs, {"a": "A", "b": "B", "c": "C"}, schema=STRICT)
     assert cli(consensus_args(ws), capsys)[0] == 0
     dec = tmp_path / "decisions.jsonl"

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-from test_consensus import consensus_args, workspace
 from helpers import run_cli
+from test_consensus import consensus_args, workspace
 
 FAMILIES = {"a": "A", "b": "B", "c": "C"}
-OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"}, "c": {"name": "Acne", "po": "PO-1"}}
+OUTPUTS = {"a": {"name": "Acme", "po": "PO-1"}, "b": {"name": "Apex", "po": "PO-1"},
+           "c": {"name": "Acne", "po": "PO-1"}}
 
 
 def assert_refused(code: int, err: str, *names: str) -> None:

@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_consensus import make_pdf
 
 from gtkit.check import check_path
-from gtkit.pipelines import CHECKS
 from gtkit.consensus.adjudicate import adjudicate
 from gtkit.consensus.run import run_consensus
 from gtkit.consensus.votes import type_problem
 from gtkit.consensus.writable import enclosing_row, field_of, renumber
 from gtkit.errors import GtkitError
 from gtkit.fileio import canonical_sha256
+from gtkit.pipelines import CHECKS
 from gtkit.schema import compile_schema, errors_at, nullable, validation_errors
-from test_consensus import make_pdf
 
 DATA = Path(__file__).parent / "data" / "consensus"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -203,7 +203,7 @@ def test_realistic_schemas_give_bundles_that_pass_check(pdf: Path, tmp_path: Pat
     rep = consensus_and_check(tmp_path, schema, families, runs, pdf, rescore=True)
     out = rep["left_out"]
     assert rep["vote_failures"], "the fixtures hold values of the wrong type"
-    for system, v in rep["vote_failures"].items():
+    for v in rep["vote_failures"].values():
         assert v["count"] == sum(f["count"] for f in v["fields"].values())
         assert all(e["field"] and e["type"] for e in v["examples"])
     assert out["blank_keys_left_out"] or out["withheld_records"] or out["documents"]
@@ -253,7 +253,7 @@ def test_withheld_records_are_adjudicated_like_extra_records(pdf: Path, tmp_path
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text(json.dumps({"id": "bs-1#/current_assets/-0", "action": "accept", "system": "a1",
                                      "who": "ana"}) + "\n")
-    with pytest.raises(GtkitError, match="line 1: .*data_period"):
+    with pytest.raises(GtkitError, match=r"line 1: .*data_period"):
         adjudicate(out, decisions)
     row = {"label": "Inventories", "value": 300, "data_period": "FY2024"}
     lines = [{"id": "bs-1#/current_assets/-0", "action": "edit", "value": row},

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gtkit.testing.measure_strict import evaluate_strict
 from gtkit.consensus.run import run_consensus
-from gtkit.testing.simulate_strict import SCHEMA, StrictRates, simulate_strict, wrong_type
 from gtkit.schema import validation_errors
+from gtkit.testing.measure_strict import evaluate_strict
+from gtkit.testing.simulate_strict import SCHEMA, StrictRates, simulate_strict, wrong_type
 
 
 def test_truth_is_valid_and_runs_hold_the_errors(tmp_path: Path) -> None:

@@ -15,13 +15,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from diffcases import DEFAULT_EB_PYTHON, ROOT
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gtkit.cli import main
 from gtkit.dataset.extractbench import TAG_AXES, dotted_path, flat_tags, tags_by_axis, xywh, xyxy
 from gtkit.format import Envelope, Tags, read_bundle, read_index, write_dataset
-
-from diffcases import DEFAULT_EB_PYTHON, ROOT
 
 HARNESS = ROOT / "scripts" / "extractbench_harness.py"
 
@@ -231,7 +231,8 @@ def test_import_takes_alternates_and_legacy_rules_and_refuses_bad_test_cases(dat
     assert not entry["readings"][0]["evidence"][0]["verified"]
 
     legacy = {k: v for k, v in case.items() if k != "_field_rules"}
-    legacy["test_rules"] = [{"type": "extract_field", "field_path": "court", "expected_value": case["expected_output"]["court"],
+    legacy["test_rules"] = [{"type": "extract_field", "field_path": "court",
+                             "expected_value": case["expected_output"]["court"],
                              "bboxes": [{"page": 1, "bbox": [0.1, 0.1, 0.2, 0.05]}]}]
     (src / "a.test.json").write_text(json.dumps(legacy))
     ok(["import", tmp_path / "src", "--format", "extractbench", "--out", tmp_path / "imp", "--force"], capsys)

@@ -22,8 +22,13 @@ from hypothesis import strategies as st
 from gtkit.errors import GtkitError
 from gtkit.format import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.format.bundle import load_field_records, load_ground_truth
-from gtkit.format.decode import (NOT_DECODED, EvidenceRecord, FieldRecord, ReadingRecord,
-                                 decode_ground_truth, decode_json)
+from gtkit.format.decode import (
+    NOT_DECODED,
+    EvidenceRecord,
+    FieldRecord,
+    ReadingRecord,
+    decode_json,
+)
 from gtkit.scoring.predictions import Citation, Citations, _CitationRecord, _fast_citations, bad_citation
 from gtkit.scoring.truth import TruthCell
 
@@ -183,7 +188,7 @@ class _OneFlaw:
             r["evidence"] = self.many(self.evidence, 1, 2)
         elif not null:
             self.put(r, "evidence", lambda: self.pick("evidence", [[]], [None, {}, 1])
-                     if self.pending("evidence") or not self.pending(*EVIDENCE_FLAWS) and self.draw(st.booleans())
+                     if self.pending("evidence") or (not self.pending(*EVIDENCE_FLAWS) and self.draw(st.booleans()))
                      else self.many(self.evidence, 1, 2), optional=True)
         return r
 
@@ -358,7 +363,7 @@ CITES = {"/a": [{"page": 1, "box": [0.1, 0.1, 0.2, 0.2]}, {"page": 2}], "": [{"p
 def models_citations(raw: bytes) -> dict[str, Any] | None:
     try:
         return Citations.model_validate(json.loads(raw)).as_dicts()
-    except Exception:  # noqa: BLE001 - any refusal
+    except Exception:  # any refusal
         return None
 
 

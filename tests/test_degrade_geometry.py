@@ -77,7 +77,8 @@ def test_page_homography_parts_have_their_physical_meaning():
     np.testing.assert_allclose(page_homography(w, h), np.eye(3), atol=1e-15)
     # corner shifts alone move each page corner by exactly its shift
     shift = [[0.01, -0.02], [0.0, 0.005], [-0.01, 0.0], [0.002, 0.003]]
-    np.testing.assert_allclose(apply_homography(page_homography(w, h, 0.0, shift), corners), corners + shift, atol=1e-12)
+    np.testing.assert_allclose(apply_homography(page_homography(w, h, 0.0, shift), corners), corners + shift,
+                               atol=1e-12)
     # a rotation turns every edge by the angle and keeps its length in points; the centre stays put
     pts = apply_homography(page_homography(w, h, 3.0), corners) * [w, h]
     top, left = pts[1] - pts[0], pts[3] - pts[0]

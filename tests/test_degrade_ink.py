@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_degrade_support import make_clean_bundle
 
 from gtkit.degrade import ops
 from gtkit.degrade.boxes import transform_evidence
@@ -17,7 +18,6 @@ from gtkit.degrade.pipeline import apply_plan, plan_page, rasterize
 from gtkit.degrade.recipe import list_recipes, load_recipe
 from gtkit.format import read_bundle
 from gtkit.format.models import Evidence
-from test_degrade_support import make_clean_bundle
 
 DPI = 150
 SEEDS = (1, 7, 23)
@@ -34,7 +34,6 @@ def page(tmp_path_factory):  # type: ignore[no-untyped-def]
     gray = rasterize(str(b.pdf_path), 0, (w_px, h_px))
     labels = np.zeros(gray.shape, dtype=np.float32)
     ink = gray < 160
-    ys, xs = np.mgrid[0 : gray.shape[0], 0 : gray.shape[1]]
     for k, (x0, y0, x1, y1) in enumerate(words, 1):
         # pixels whose centre is within the word box grown by 2 px: the word's ink (and proof it was inside)
         a0, a1 = int(x0 * w_px) - 2, int(np.ceil(x1 * w_px)) + 2
@@ -121,7 +120,7 @@ def test_photometric_stages_do_not_move_ink(page):  # type: ignore[no-untyped-de
     from gtkit.degrade.stages import STAGES
     from gtkit.rng import generator
 
-    _b, words, _size, gray, labels = page
+    _b, words, _size, gray, _labels = page
     h_px, w_px = gray.shape
     boxes = [_inside(w, w_px, h_px) for w in words[:40]]
 
@@ -145,4 +144,5 @@ def test_photometric_stages_do_not_move_ink(page):  # type: ignore[no-untyped-de
         shift = np.abs(centres(out) - ref).max(axis=1)
         key = params.get("transform", name)
         limit = 1.5 if name in quiet or key in ALBU_LOOSE else 0.5
-        assert np.median(shift) < limit / 2 and shift.max() < limit * 3, (key, float(np.median(shift)), float(shift.max()))
+        assert np.median(shift) < limit / 2 and shift.max() < limit * 3, \
+            (key, float(np.median(shift)), float(shift.max()))

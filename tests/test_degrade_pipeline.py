@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
+from test_degrade_support import make_clean, make_clean_bundle
 
 from gtkit.check import check_bundle
-from gtkit.pipelines import CHECKS
 from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.degrade.boxes import COORD_DECIMALS
-from gtkit.format import read_bundle, write_bundle
 from gtkit.fileio import sha256_bytes, sha256_file
+from gtkit.format import read_bundle, write_bundle
 from gtkit.geometry import apply_homography, box_corners
-from test_degrade_support import make_clean, make_clean_bundle
+from gtkit.pipelines import CHECKS
 
 
 @pytest.fixture(scope="module")
@@ -298,7 +298,8 @@ def test_bad_replay_records_are_refused(clean, fax, tmp_path, capsys):  # type: 
 
     def refused(p: dict, *needles: str, extra: list[str] | None = None) -> None:
         rec.write_text(json.dumps(p))
-        _refused(capsys, ["degrade", str(clean), "--replay", str(rec), "--out", str(out), *(extra or [])], out, *needles)
+        args = ["degrade", str(clean), "--replay", str(rec), "--out", str(out), *(extra or [])]
+        _refused(capsys, args, out, *needles)
 
     refused(prov, "disagrees", extra=["--seed", "8"])
     bad = json.loads(json.dumps(prov))

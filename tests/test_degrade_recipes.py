@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
+from gtkit.degrade.pipeline import plan_page
 from gtkit.degrade.recipe import Recipe, list_recipes, load_recipe
 from gtkit.degrade.stages import NON_RIGID, STAGES
-from gtkit.degrade.pipeline import plan_page
 from gtkit.errors import GtkitError
 from gtkit.typed import parse
 
@@ -19,7 +20,7 @@ REQUIRED = {"photocopier", "carbon_copy", "fax", "sensor_noise", "speckle", "pho
 
 def test_shipped_recipes_load_and_describe_themselves():
     rows = dict(list_recipes())
-    assert REQUIRED <= set(rows)
+    assert set(rows) >= REQUIRED
     assert len(rows) >= 10
     for name, desc in rows.items():
         assert desc and not desc.startswith("(invalid"), name
@@ -107,7 +108,7 @@ def test_unknown_recipe_and_bad_files(tmp_path):
         load_recipe(f)
     f2 = tmp_path / "crease.toml"
     f2.write_text('description = "x"\n[[stages]]\nstage = "crease"\n', encoding="utf-8")
-    with pytest.raises(GtkitError, match="'crease'.*non-rigid"):
+    with pytest.raises(GtkitError, match=r"'crease'.*non-rigid"):
         load_recipe(f2)
     f3 = tmp_path / "mine.toml"
     f3.write_text('description = "mine"\n[[stages]]\nstage = "blur"\nsigma = [0.1, 0.2]\n', encoding="utf-8")
@@ -117,7 +118,7 @@ def test_unknown_recipe_and_bad_files(tmp_path):
 def test_an_empty_recipe_file_is_refused(tmp_path):
     path = tmp_path / "nothing.toml"
     path.write_text("")
-    with pytest.raises(GtkitError, match="nothing.toml: the recipe is empty"):
+    with pytest.raises(GtkitError, match=re.escape("nothing.toml: the recipe is empty")):
         load_recipe(path)
     path.write_text("# only a comment\n")
     with pytest.raises(GtkitError, match="the recipe is empty"):

@@ -9,6 +9,7 @@ import numpy as np
 import pymupdf
 
 from gtkit import __version__
+from gtkit.fileio import canonical_sha256, sha256_bytes
 from gtkit.format import (
     FORMAT_VERSION,
     DocumentInfo,
@@ -21,7 +22,6 @@ from gtkit.format import (
     Tags,
     write_bundle,
 )
-from gtkit.fileio import canonical_sha256, sha256_bytes
 
 PAGE_W, PAGE_H = 612.0, 792.0
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_degrade_support import make_clean_bundle
 
 from gtkit.check import check_bundle
-from gtkit.pipelines import CHECKS
 from gtkit.degrade import degrade
 from gtkit.degrade.fit import MAX_ATTEMPTS, fitting_geometry
 from gtkit.errors import GtkitError
-from test_degrade_support import make_clean_bundle
+from gtkit.pipelines import CHECKS
 
 STRONG = """
 name = "strong"

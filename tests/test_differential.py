@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from diffcases import BRIDGE, DEFAULT_EB_PYTHON, DELIBERATE, ROOT, disagreements, gtkit_scores, make_case, run_bridge
 
 N_CASES = 300

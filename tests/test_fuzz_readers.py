@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,6 @@ from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.scoring.predictions import load_prediction
 from gtkit.scoring.truth import Truth
 from gtkit.synth import family as family_mod
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=True) | st.text(max_size=8),
@@ -159,8 +159,9 @@ def test_family_and_layout_toml(tmp_path_factory, data, which):  # type: ignore[
 
 @pytest.fixture(scope="module")
 def degraded(tmp_path_factory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
-    from gtkit.degrade import degrade
     from test_degrade_support import make_clean_bundle
+
+    from gtkit.degrade import degrade
 
     root = tmp_path_factory.mktemp("rp")
     clean = make_clean_bundle(root / "clean", n_lines=3)

@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 from typer.testing import CliRunner
 
 from gtkit.cli import app
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "score_invoice.json"
 

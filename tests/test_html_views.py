@@ -8,16 +8,16 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from gtkit.cli import main
 from gtkit.degrade import degrade
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
-from gtkit.views.html_pages import MARKER, box_style, is_html_view, show_value, write_view
-from gtkit.views.score_html import ScoredDocument, worst_first
 from gtkit.scoring.engine import Counts, DocumentScore
 from gtkit.synth.pipeline import synth
-from helpers import run_cli as run
+from gtkit.views.html_pages import MARKER, box_style, is_html_view, show_value, write_view
+from gtkit.views.score_html import ScoredDocument, worst_first
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

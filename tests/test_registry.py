@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from gtkit.degrade import recipe as recipe_mod
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.synth import family as family_mod
-from helpers import run_cli as run
-
 
 pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 
@@ -31,7 +29,8 @@ def test_user_families_and_recipes_are_listed_and_used(tmp_path, monkeypatch, ca
     code, out, _ = run(["recipes"], capsys)
     assert code == 0 and "my_fax" in out and "clean_scan" in out
     assert run(["synth", "--family", "my_matrix", "--records", "12", "--out", tmp_path / "b"], capsys)[0] == 0
-    assert run(["degrade", tmp_path / "b", "--recipe", "my_fax", "--dpi", "100", "--out", tmp_path / "d"], capsys)[0] == 0
+    args = ["degrade", tmp_path / "b", "--recipe", "my_fax", "--dpi", "100", "--out", tmp_path / "d"]
+    assert run(args, capsys)[0] == 0
 
 
 def test_an_empty_registry_is_an_error(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]

@@ -8,8 +8,8 @@ import errno
 import json
 import os
 import resource
-import signal
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -18,13 +18,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from review_helpers import consensus_output, start_server
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
 from gtkit.format import read_bundle
-
-from review_helpers import consensus_output, start_server
-
 
 
 @pytest.fixture(scope="module")
@@ -70,11 +68,12 @@ def _lines(path: Path) -> list[dict]:
 
 
 def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
-    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in folder.rglob("*") if p.is_file()}
 
 
 def test_token_gate_and_loopback_only(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     assert _request(url)[0] == 200
     for path in ("/", "/api/state", "/api/item/0", "/static/review.js", "/page/x/1.png", f"/?token={token[:-1]}x"):
@@ -82,7 +81,8 @@ def test_token_gate_and_loopback_only(server):
     assert _request(f"{base}/api/state?token={token}")[0] == 200
     body = json.dumps({"item": 0, "action": "accept"}).encode()
     # a POST with the token in the URL only (what a form on another site could send) is refused
-    assert _request(f"{base}/api/decide?token={token}", data=body, headers={"Content-Type": "application/json"})[0] == 403
+    headers = {"Content-Type": "application/json"}
+    assert _request(f"{base}/api/decide?token={token}", data=body, headers=headers)[0] == 403
     # a host name other than the loopback address (DNS rebinding) is refused
     assert _request(url, headers={"Host": "evil.example:80"})[0] == 403
     assert not (ds / "decisions.jsonl").exists()
@@ -96,10 +96,12 @@ def test_token_gate_and_loopback_only(server):
 
 
 def test_decisions_are_checked_and_a_concurrent_edit_is_refused(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
-    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    def post(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+
     before_files = _files(ds)
     status, answer = post({"item": 0, "action": "accept", "candidate": 7})
     assert status == 400 and b"candidate must be" in answer
@@ -309,7 +311,9 @@ def test_typed_values_and_fields(dataset):
 
     r = Review(dataset, "ana")
     assert field_of(r.root, "/lines/12/quantity") == "/lines/*/quantity" and field_of(r.root, "/total") == "/total"
-    cell = lambda path: Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})  # noqa: E731
+    def cell(path: str) -> Item:
+        return Item(f"d#{path}", "cell", "d", path, field_of(r.root, path), None, {})
+
     assert r.typed_value(cell("/total"), "26675.42") == 26675.42
     assert r.typed_value(cell("/lines/0/quantity"), "5") == 5
     assert r.typed_value(cell("/paid_in_full"), "true") is True
@@ -358,8 +362,10 @@ def test_a_full_disk_leaves_whole_lines_and_the_next_decision_works(fresh, monke
     from gtkit.review.state import Review
 
     app = create_app(Review(fresh, "ana"), "t")
-    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
-                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    def post(body: object) -> tuple[int, bytes]:
+        return _asgi_post(app, "/api/decide", [json.dumps(body).encode()],
+                          {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+
     decisions = fresh / "decisions.jsonl"
     assert post({"item": 0, "action": "accept"})[0] == 200
     before = decisions.read_bytes()
@@ -391,8 +397,10 @@ def test_a_write_error_in_the_running_server_cuts_back_and_recovers(server):
     way, the kernel answers EFBIG; raised again, the next decision works and adjudicate reads the file."""
     ds, proc, url = server
     base, token = _base_token(url)
-    post = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                 headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+    def post(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json", "X-Gtkit-Token": token})
+
     decisions = ds / "decisions.jsonl"
     assert post({"item": 0, "action": "accept"})[0] == 200
     before = decisions.read_bytes()
@@ -434,11 +442,12 @@ def test_a_decisions_file_linked_outside_the_dataset_is_refused_at_start(fresh, 
 def test_a_decisions_file_swapped_for_a_symlink_is_not_written_through(server, tmp_path):
     """Replaced while the server runs by a link to an exact copy (same bytes, same modification time): neither a
     decision nor apply now writes (or empties) the file outside."""
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
-    decide = lambda body: _request(f"{base}/api/decide", data=json.dumps(body).encode(),  # noqa: E731
-                                   headers=headers)
+    def decide(body: object) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=json.dumps(body).encode(), headers=headers)
+
     assert decide({"item": 0, "action": "accept"})[0] == 200
     outside = tmp_path / "outside.jsonl"
     shutil.copy2(ds / "decisions.jsonl", outside)
@@ -469,10 +478,11 @@ def _raw_post(base: str, path: str, head: dict[str, str], body: bytes = b"") -> 
 
 
 def test_decision_requests_are_limited_and_strictly_typed(server):
-    ds, proc, url = server
+    ds, _proc, url = server
     base, token = _base_token(url)
     headers = {"Content-Type": "application/json", "X-Gtkit-Token": token}
-    post = lambda data: _request(f"{base}/api/decide", data=data, headers=headers)  # noqa: E731
+    def post(data: bytes) -> tuple[int, bytes]:
+        return _request(f"{base}/api/decide", data=data, headers=headers)
 
     def refused(data: bytes, status: int, words: bytes) -> None:
         got, answer = post(data)
@@ -520,8 +530,10 @@ def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh,
     from gtkit.review.state import Review
 
     app = create_app(Review(fresh, "ana"), "t")
-    post = lambda body: _asgi_post(app, "/api/decide", [json.dumps(body).encode()],  # noqa: E731
-                                   {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+    def post(body: object) -> tuple[int, bytes]:
+        return _asgi_post(app, "/api/decide", [json.dumps(body).encode()],
+                          {"X-Gtkit-Token": "t", "Content-Type": "application/json"})
+
     decisions = fresh / "decisions.jsonl"
     real_write = os.write
 
@@ -603,7 +615,8 @@ def test_adjudicate_refuses_nan_in_a_decisions_file_in_one_line(fresh, tmp_path,
     cell = next(q["id"] for q in queue if q["kind"] == "cell")
     before = _files(fresh)
     for lines, said in (([f'{{"id": "{cell}", "action": "null", "who": "ana"}}',
-                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, "who": "ana"}}'],
+                          f'{{"id": "{extra}", "action": "edit", "value": {{"line_id": "L-9", "x": NaN}}, '
+                          '"who": "ana"}'],
                          "line 2: /value/x: NaN"),
                         ([f'{{"id": "{cell}", "action": "null", "supersedes": -Infinity, "who": "ana"}}'],
                          "line 1: /supersedes: -Infinity")):

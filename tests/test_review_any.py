@@ -12,14 +12,12 @@ import signal
 from pathlib import Path
 
 import pytest
-
-from gtkit.check import check_path
-from gtkit.pipelines import CHECKS
-from gtkit.cli import main
-from gtkit.format import read_bundle
-
 from review_helpers import start_server
 
+from gtkit.check import check_path
+from gtkit.cli import main
+from gtkit.format import read_bundle
+from gtkit.pipelines import CHECKS
 
 
 def _run(*args: str) -> None:
@@ -95,7 +93,8 @@ def test_adjudicate_corrects_a_synth_dataset(made, tmp_path, capsys):
     assert [(r["path"], r["action"], r["who"]) for r in records] == [
         ("/debtor_name", "edit", "ana"), ("/case_number", "accept", "ana"),
         ("/creditors/0/notice_name", "null", "ana"), ("/court", "box", "bo")]
-    assert records[0]["before"] == before["/debtor_name"].readings[0].value and records[0]["when"] == "2026-11-30T15:00:00Z"
+    assert records[0]["before"] == before["/debtor_name"].readings[0].value
+    assert records[0]["when"] == "2026-11-30T15:00:00Z"
     assert b.gt.provenance.parameters["records"] == 3                                # the run's own record kept
     assert _problems(ds) == []
 
@@ -144,7 +143,8 @@ def test_adjudicate_corrects_a_degraded_bundle_and_refuses_bad_lines(made, tmp_p
         with pytest.raises(SystemExit) as e:
             main(verb)
         err = capsys.readouterr().err.strip()
-        assert e.value.code == 2 and "not a consensus output, a dataset or a bundle" in err and len(err.splitlines()) == 1
+        assert e.value.code == 2 and "not a consensus output, a dataset or a bundle" in err
+        assert len(err.splitlines()) == 1
 
 
 def _wait_item(page, item_id: str) -> None:
@@ -217,7 +217,8 @@ def test_review_a_synth_bundle_in_a_browser_then_adjudicate_and_check(made, tmp_
     assert after[paths[0]].readings[0].value == "EDITED DEBTOR INC." and after[paths[0]].trust == "human"
     assert after[paths[1]] == before[paths[1]]
     ev = after[paths[2]].readings[0].evidence
-    assert after[paths[2]].trust == "human" and len(ev) == 1 and ev[0].verified and list(ev[0].box) == pytest.approx(drawn)
+    assert after[paths[2]].trust == "human" and len(ev) == 1 and ev[0].verified
+    assert list(ev[0].box) == pytest.approx(drawn)
     assert after["/creditors/0/city"].readings[0].value is None
     assert read_bundle(bundle).gt.expected["debtor_name"] == "EDITED DEBTOR INC."
     assert _problems(bundle) == []
@@ -238,7 +239,8 @@ def test_original_expected_undoes_human_corrections_latest_first():
     bad = [correction_record("/rows/0/b", "edit", "x", None, None, 1, 2), {"path": "/a"},
            correction_record("/zz", "edit", "x", None, None, 1, 2)]
     _, problems = original_expected(expected, {"corrections": bad}, trust)
-    assert [p for p, _ in problems] == ["/provenance/parameters/corrections/2/path", "/provenance/parameters/corrections/1",
+    assert [p for p, _ in problems] == ["/provenance/parameters/corrections/2/path",
+                                        "/provenance/parameters/corrections/1",
                                         "/provenance/parameters/corrections/0"]
     assert original_expected(expected, {"corrections": "x"}, trust)[1][0][0] == "/provenance/parameters/corrections"
 
@@ -282,7 +284,8 @@ def test_a_cell_a_person_corrected_is_corrected_again_in_the_browser(made, tmp_p
         proc.wait(timeout=10)
     entry = _fields(bundle)["/debtor_name"]
     assert (entry.readings[0].value, entry.trust) == ("SECOND NAME LLC", "human")
-    assert _log(bundle, "/debtor_name") == [(first, "FIRST NAME LLC", "bo"), ("FIRST NAME LLC", "SECOND NAME LLC", "ana")]
+    assert _log(bundle, "/debtor_name") == [(first, "FIRST NAME LLC", "bo"),
+                                            ("FIRST NAME LLC", "SECOND NAME LLC", "ana")]
     assert (bundle / "decisions.jsonl").read_bytes() == b"" and _problems(bundle) == []
 
 

@@ -12,8 +12,14 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gtkit.schema import (compile_schema, fast_validation_errors, iter_leaves, leaf_values, _compiled_validator,
-                          validation_errors)
+from gtkit.schema import (
+    _compiled_validator,
+    compile_schema,
+    fast_validation_errors,
+    iter_leaves,
+    leaf_values,
+    validation_errors,
+)
 
 RECORD = {"type": "object", "additionalProperties": False, "required": ["name"],
           "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 8},

@@ -40,7 +40,9 @@ def test_nesting_limits():
         check_schema(nested(300), "s.json")
 
 
-@given(st.recursive(st.integers(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3), max_leaves=30))
+@given(st.recursive(st.integers(),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+                    max_leaves=30))
 def test_json_depth_counts_nesting(value):
     def depth(v):  # the recursive definition, for small values
         if isinstance(v, dict | list):
@@ -58,7 +60,8 @@ def test_consensus_on_such_a_schema_is_one_line(tmp_path, capsys, schema):
     (tmp_path / "systems.toml").write_text("")
     with pytest.raises(SystemExit) as exc:
         main(["consensus", "--schema", str(tmp_path / "schema.json"), "--docs", str(tmp_path / "docs"),
-              "--runs", str(tmp_path / "runs"), "--systems", str(tmp_path / "systems.toml"), "--out", str(tmp_path / "o")])
+              "--runs", str(tmp_path / "runs"), "--systems", str(tmp_path / "systems.toml"),
+              "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and len(err.strip().splitlines()) == 1 and "schema.json" in err, err
 
@@ -129,7 +132,8 @@ def test_synth_refuses_a_family_schema_it_cannot_walk(tmp_path, capsys, monkeypa
 
     shutil.copytree(FAMILIES_DIR / "creditor_matrix", tmp_path / "families" / "creditor_matrix")
     schema_file = tmp_path / "families" / "creditor_matrix" / "schema.json"
-    schema_file.write_text(json.dumps({"name": "creditor matrix", "schema_definition": json.loads(schema_file.read_text())}))
+    wrapped = {"name": "creditor matrix", "schema_definition": json.loads(schema_file.read_text())}
+    schema_file.write_text(json.dumps(wrapped))
     monkeypatch.setenv("GTKIT_FAMILIES_PATH", str(tmp_path / "families"))
     err = one_line(["synth", "--family", "creditor_matrix", "--records", "3", "--out", tmp_path / "o"], capsys)
     assert f"{schema_file}: " in err and "the schema is wrapped: use its schema_definition" in err

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 from gtkit.format import Bundle
 from gtkit.scoring.engine import missing_prediction, score_prediction
 from gtkit.scoring.run import score_path
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 SCHEMA = {
     "type": "object",
@@ -74,7 +74,7 @@ def test_missing_records_miss_in_recall_only():
 
 def test_extra_and_duplicated_records_miss_in_precision_only():
     v = value(bundle({"name": "A", "amount": 1, "rows": ROWS}),
-              {"name": "A", "amount": 1, "rows": ROWS + [ROWS[0], {"id": "9", "city": "Nowhere"}]})
+              {"name": "A", "amount": 1, "rows": [*ROWS, ROWS[0], {"id": "9", "city": "Nowhere"}]})
     assert (v.correct, v.n_pred, v.n_truth) == (6, 10, 6)
     assert v.recall == 1.0
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from helpers import make_gt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from gtkit.scoring.pairing import align_rows
 from gtkit.format import Bundle
 from gtkit.scoring.engine import score_prediction
-from helpers import make_gt
+from gtkit.scoring.pairing import align_rows
 
 SCHEMA = {
     "type": "object",
@@ -121,7 +121,8 @@ def test_over_budget_blocks_are_approximated_and_flagged():
     assert got >= 0.9 * _dense_optimum(rows, shifted)
     exact = align_rows(_cols(rows, 3), _cols(shifted, 3), 300, 300)
     assert not exact.approximate
-    assert sum(sum(x == y for x, y in zip(rows[i], shifted[j])) for i, j in exact.pairs) == _dense_optimum(rows, shifted)
+    matched = sum(sum(x == y for x, y in zip(rows[i], shifted[j])) for i, j in exact.pairs)
+    assert matched == _dense_optimum(rows, shifted)
 
 
 def test_peel_pairs_identical_rows_once_each():

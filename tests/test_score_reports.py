@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from gtkit.degrade import degrade
 from gtkit.format import read_bundle
 from gtkit.synth.pipeline import synth
-from helpers import run_cli as run
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +85,15 @@ def test_the_table_is_a_dataframe(case):  # type: ignore[no-untyped-def]
     from gtkit.scoring.run import score_path
 
     frame = score_path(case / "ds", case / "pred", by="length").table()
-    assert list(frame.columns) == ["length", "docs", "value_precision", "value_recall", "value_f1", "page_f1", "word_f1"]
+    assert list(frame.columns) == ["length", "docs", "value_precision", "value_recall", "value_f1", "page_f1",
+                                   "word_f1"]
     assert frame.iloc[0]["length"] == "(all)" and frame.iloc[0]["docs"] == 2
 
 
 def test_the_readme_command_with_sub_tags_crossed_prints_and_writes(case, tmp_path, capsys):  # type: ignore[no-untyped-def]
     why, html = tmp_path / "why.jsonl", tmp_path / "report"
-    code, stdout, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--pairs", "--by", "task.sub,length",
-                             "--explain", why, "--html", html], capsys)
+    code, stdout, err = run(["score", "--gt", case / "ds", "--pred", case / "pred", "--pairs",
+                             "--by", "task.sub,length", "--explain", why, "--html", html], capsys)
     assert code == 0, err
     assert "task.sub" in stdout and "T1.c" in stdout and "clean vs degraded" in stdout
     assert why.read_text().count("\n") > 0 and (html / "index.html").is_file()

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
+from helpers import run_cli as run
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gtkit.errors import GtkitError
 from gtkit.textfile import MAX_JSON_DEPTH, json_depth, parse_json
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
-from helpers import run_cli as run
 
 DEPTHS = [3_000, 100_000]
 

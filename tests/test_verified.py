@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
+
 from gtkit.format import read_bundle
 from gtkit.scoring.run import score_path
-from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
 
 def test_a_consensus_citing_system_no_longer_grounds_against_its_own_boxes(tmp_path, capsys):  # type: ignore[no-untyped-def]

@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import pool_workers_alive
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
 from gtkit.workers import Pool, in_worker
-from helpers import pool_workers_alive
 
 
 def square_and_pid(x: int) -> tuple[int, int, bool]:
@@ -104,21 +104,19 @@ def test_other_failures_in_a_worker_become_one_line_gtkit_errors():
             pool.submit(divide, 0).result()
         assert str(exc.value) == "divide failed in a worker: ZeroDivisionError: division by zero"
         assert isinstance(exc.value.__cause__, ZeroDivisionError)  # --debug shows the worker's traceback
-    with Pool(2) as pool:
-        with pytest.raises(GtkitError, match="a worker process died while running die"):
-            pool.submit(die, 0).result()
+    with Pool(2) as pool, pytest.raises(GtkitError, match="a worker process died while running die"):
+        pool.submit(die, 0).result()
     assert pool_workers_alive() == []
 
 
 def test_an_interrupt_kills_the_workers():
-    with pytest.raises(KeyboardInterrupt):
-        with Pool(2) as pool:
-            task = pool.submit(slow, 60)
-            deadline = time.monotonic() + 30
-            while not pool_workers_alive() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert pool_workers_alive() and not task.done()
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), Pool(2) as pool:
+        task = pool.submit(slow, 60)
+        deadline = time.monotonic() + 30
+        while not pool_workers_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool_workers_alive() and not task.done()
+        raise KeyboardInterrupt
     assert pool_workers_alive() == []
 
 

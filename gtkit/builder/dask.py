@@ -25,7 +25,7 @@ def connect(address: str, timeout_s: float) -> Any:
         raise GtkitError(f"--executor dask needs the packages dask and distributed: {INSTALL}") from None
     try:
         return Client(address, timeout=f"{timeout_s}s", set_as_default=False)
-    except Exception as e:  # noqa: BLE001 - unreachable, refused, malformed address: one line
+    except Exception as e:  # unreachable, refused, malformed address: one line
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GtkitError(f"cannot reach a Dask scheduler within {timeout_s:g} s ({reason})",
                          f"--scheduler {address}") from None
@@ -56,7 +56,7 @@ def run_dask(client: Any, todo: list[BuildTask], out: Path, counts: Any) -> None
                 f.result()
             except GtkitError:
                 raise
-            except Exception as e:  # noqa: BLE001 - one line; the cause is kept for --debug
+            except Exception as e:  # one line; the cause is kept for --debug
                 reason = str(e).splitlines()[0] if str(e) else ""
                 raise GtkitError(f"{task.kind} task {task.rel_path} failed on a Dask worker: {type(e).__name__}"
                                  + (f": {reason}" if reason else "")) from e

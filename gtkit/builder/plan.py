@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, StrictInt, StrictStr, TypeAdapter, WrapValidator
 
@@ -152,7 +152,7 @@ class SynthTask:
     parameters: dict[str, Any]
     entry: str  # the plan entry's JSON Pointer, for messages
 
-    kind = "synth"
+    kind: ClassVar[Literal["synth"]] = "synth"
 
     @property
     def rel_path(self) -> str:
@@ -169,7 +169,7 @@ class DegradeTask:
     dpi: int | None
     entry: str
 
-    kind = "degrade"
+    kind: ClassVar[Literal["degrade"]] = "degrade"
 
     @property
     def rel_path(self) -> str:
@@ -188,7 +188,7 @@ class ConsensusTask:
     doc_ids: tuple[str, ...]
     entry: str
 
-    kind = "consensus"
+    kind: ClassVar[Literal["consensus"]] = "consensus"
 
     @property
     def rel_path(self) -> str:
@@ -307,7 +307,8 @@ def _consensus_tasks(plan: BuildPlan, path: Path) -> list[ConsensusTask]:
             raise _fail(path, f"{at}/name", f"consensus name {ce.name!r} is also /consensus/{names[ce.name]}")
         names[ce.name] = i
         where: dict[str, str] = {}
-        for key, default in (("schema", "schema.json"), ("docs", "docs"), ("runs", "runs"), ("systems", "systems.toml")):
+        defaults = (("schema", "schema.json"), ("docs", "docs"), ("runs", "runs"), ("systems", "systems.toml"))
+        for key, default in defaults:
             given = getattr(ce, "schema_" if key == "schema" else key)
             if given is None and ce.folder is None:
                 raise _fail(path, f"{at}/{key}", "give folder (holding schema.json, docs/, runs/, systems.toml) "
@@ -337,7 +338,8 @@ def expand(plan: BuildPlan, path: Path) -> Expanded:
     degrade = _degrade_tasks(plan, path, synth)
     consensus = _consensus_tasks(plan, path)
     seen: dict[str, str] = {}
-    for t in [*synth, *degrade]:
+    made: list[SynthTask | DegradeTask] = [*synth, *degrade]
+    for t in made:
         if t.doc_id in seen:
             raise _fail(path, t.entry, f"makes doc id {t.doc_id!r}, which {seen[t.doc_id]} makes too")
         seen[t.doc_id] = t.entry

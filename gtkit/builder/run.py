@@ -27,6 +27,7 @@ from gtkit.builder.plan import (
     ConsensusTask,
     DegradeTask,
     Expanded,
+    SynthTask,
     read_plan,
     split_of,
 )
@@ -171,7 +172,7 @@ def _template(task: BuildTask) -> bool:
     """A synth task of a family rendered by weasyprint (whose import the workers then share)."""
     from gtkit.synth.family import get_family
 
-    return task.kind == "synth" and get_family(task.family).renderer == "template"  # type: ignore[union-attr]
+    return isinstance(task, SynthTask) and get_family(task.family).renderer == "template"
 
 
 def _run_local(todo: list[BuildTask], out: Path, workers: int, counts: _Counts) -> None:

@@ -9,6 +9,7 @@ nothing: a rerun, or Dask running a task twice, makes the same bytes once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from gtkit.builder.plan import ConsensusTask, DegradeTask, SynthTask
@@ -54,7 +55,8 @@ def make_consensus(task: ConsensusTask, out: str) -> str:
     return task.name
 
 
-RUNNERS = {"synth": make_synth, "degrade": make_degrade, "consensus": make_consensus}
+# kind -> its runner, called with a task of that kind and the dataset folder
+RUNNERS: dict[str, Callable[..., str]] = {"synth": make_synth, "degrade": make_degrade, "consensus": make_consensus}
 PRELOAD = ("gtkit.builder.tasks", "gtkit.synth.pipeline", "gtkit.degrade.pipeline", "gtkit.degrade.stages")
 
 

@@ -13,16 +13,19 @@ import sys
 
 from gtkit.errors import LOGGER, GtkitError, disk_full
 
-# Command modules register their verbs on `app` (gtkit.cli.root) when imported.
+# Command modules register their verbs on `app` (gtkit.cli.root) when imported; the order of these imports is
+# the order of `gtkit --help`, so they are not sorted.
+# isort: off
 from gtkit.cli.root import app
-from gtkit.cli import examine as _examine  # noqa: F401
-from gtkit.cli import synth as _synth  # noqa: F401
-from gtkit.cli import degrade as _degrade  # noqa: F401
-from gtkit.cli import consensus as _consensus  # noqa: F401
-from gtkit.cli import demo as _demo  # noqa: F401
-from gtkit.cli import dataset as _dataset  # noqa: F401
-from gtkit.cli import build as _build  # noqa: F401
-from gtkit.cli import review as _review  # noqa: F401
+from gtkit.cli import examine as _examine  # noqa: F401 - imported to register its verbs
+from gtkit.cli import synth as _synth  # noqa: F401 - imported to register its verbs
+from gtkit.cli import degrade as _degrade  # noqa: F401 - imported to register its verbs
+from gtkit.cli import consensus as _consensus  # noqa: F401 - imported to register its verbs
+from gtkit.cli import demo as _demo  # noqa: F401 - imported to register its verbs
+from gtkit.cli import dataset as _dataset  # noqa: F401 - imported to register its verbs
+from gtkit.cli import build as _build  # noqa: F401 - imported to register its verbs
+from gtkit.cli import review as _review  # noqa: F401 - imported to register its verbs
+# isort: on
 
 
 def _exit_interrupted() -> None:

@@ -20,7 +20,8 @@ def consensus(
     force: bool = typer.Option(False, "--force", help="Replace an existing output folder."),
     citing: str = typer.Option(None, "--citing", help="The one system whose boxes are used."),
     family: str = typer.Option(None, "--family", help="Document family recorded in provenance."),
-    no_rescore: bool = typer.Option(False, "--no-rescore", help="Skip re-scoring the systems against the candidate truth."),
+    no_rescore: bool = typer.Option(False, "--no-rescore",
+                                    help="Skip re-scoring the systems against the candidate truth."),
 ) -> None:
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
     from gtkit.consensus.run import run_consensus

@@ -26,5 +26,7 @@ def demo(
     result = run_demo(out, family=family, records=records, recipe=recipe, seed=seed, force=force)
     typer.echo(f"wrote {result.out}: {', '.join(result.bundles)} ({result.pages} pages each), both pass gtkit check")
     print_report(result.self_score, "ground truth scored against itself")
-    print_report(result.system_score, "a simulated extraction system (2% records dropped, 3% cells misread, boxes jittered)")
-    typer.echo(f"pictures: {result.out}/clean-page1.png {result.out}/{recipe}-page1.png; scores: {result.out}/scores.json")
+    print_report(result.system_score,
+                 "a simulated extraction system (2% records dropped, 3% cells misread, boxes jittered)")
+    typer.echo(f"pictures: {result.out}/clean-page1.png {result.out}/{recipe}-page1.png; "
+               f"scores: {result.out}/scores.json")

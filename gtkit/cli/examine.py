@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from gtkit.cli.progress import progress_bar
 from gtkit.cli.root import app
 from gtkit.workers import DEFAULT_WORKERS, Pool
+
+if TYPE_CHECKING:  # the scorer is imported when a verb runs, not when the command starts
+    from gtkit.scoring.report import ScoreReport
 
 
 @app.command()
@@ -42,7 +46,8 @@ def show(
     dpi: int = typer.Option(110, "--dpi", min=36, max=600, help="Rendering resolution."),
     labels: bool = typer.Option(True, "--labels/--no-labels", help="Write each box's JSON Pointer above it."),
     workers: int = typer.Option(1, "--workers", "-j", help="Worker processes drawing pages (with --html)."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing PNG or --html folder (never any other file)."),
+    force: bool = typer.Option(False, "--force",
+                               help="Replace an existing PNG or --html folder (never any other file)."),
 ) -> None:
     """Draw the ground-truth evidence boxes (and labels) over a rendered page, as a PNG, or every page as HTML."""
     from gtkit.errors import GtkitError
@@ -96,7 +101,8 @@ def score(
                            "grounding, or two of them crossed: --by task,length."),
     as_json: bool = typer.Option(False, "--json", help="Print the machine-readable result, one entry per document."),
     memory_budget_mb: int = typer.Option(1024, "--memory-budget-mb", min=16,
-                                          help="Largest dense assignment block; larger blocks are approximated and flagged."),
+                                          help="Largest dense assignment block; larger blocks are approximated "
+                                               "and flagged."),
     workers: int = typer.Option(DEFAULT_WORKERS, "--workers", "-j",
                                 help="Worker processes beside this one: a long truth the fast reader declines (an "
                                 "older format) is validated by one while it is scored (1: none)."),
@@ -119,7 +125,7 @@ def score(
 
     views: list = []
 
-    def render(report) -> None:  # type: ignore[no-untyped-def]
+    def render(report: ScoreReport) -> None:
         """What is printed, made before any output is written (a failure here leaves nothing behind)."""
         if as_json:
             views.append(json.dumps(report.to_dict(pairs=pairs), indent=1))
@@ -143,7 +149,7 @@ def score(
         typer.echo(f"report: {html / 'index.html'}")
 
 
-def print_report(report, title: str) -> None:  # type: ignore[no-untyped-def]
+def print_report(report: ScoreReport, title: str) -> None:
     """Print the score table and its notes (`report_views`)."""
     from rich.console import Console
 
@@ -152,7 +158,7 @@ def print_report(report, title: str) -> None:  # type: ignore[no-untyped-def]
         console.print(view)
 
 
-def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
+def report_views(report: ScoreReport, title: str) -> list:
     """The score table (overall and per slice: value P/R/F1, page and word grounding F1, docs) and the notes
     under it, as things to print."""
     from rich.table import Table
@@ -179,5 +185,6 @@ def report_views(report, title: str) -> list:  # type: ignore[no-untyped-def]
     if bad:
         views.append(f"{bad} citation(s) named a page the document lacks or an invalid box: they ground nothing")
     if approx:
-        views.append(f"{len(approx)} document(s) aligned approximately (over the memory budget): {', '.join(approx[:10])}")
+        views.append(f"{len(approx)} document(s) aligned approximately (over the memory budget): "
+                     f"{', '.join(approx[:10])}")
     return views

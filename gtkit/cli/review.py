@@ -11,7 +11,8 @@ from gtkit.cli.root import app
 
 @app.command()
 def review(
-    dataset: Path = typer.Argument(..., help="A consensus output (queue.jsonl), or any dataset or bundle (every cell)."),
+    dataset: Path = typer.Argument(...,
+                                   help="A consensus output (queue.jsonl), or any dataset or bundle (every cell)."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0: any free port)."),
     who: str = typer.Option(None, "--who", help="Who decides (default: the login name)."),
     every_cell: bool = typer.Option(False, "--all", help="Also list every settled cell, to correct any of them."),

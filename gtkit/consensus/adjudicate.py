@@ -44,16 +44,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtkit.consensus.decisions import Accept, BoxDecision, Decision, Edit, Reject, WithEvidence, read_decisions
+from gtkit.consensus.decisions import Accept, BoxDecision, BoxRef, Decision, Edit, Reject, WithEvidence, read_decisions
 from gtkit.consensus.filenames import AUDIT_NAME, DRAW_NAME, QUEUE_NAME, jsonl
+from gtkit.consensus.pointers import delete_at, get_at, node_at, optional_key, set_at
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
-from gtkit.format import (GT_NAME, Bundle, DatasetEntry, Envelope, evidence_entry, field_entry, is_dataset, read_bundle,
-                          read_index, write_bundle_output, write_dataset)
+from gtkit.format import (
+    GT_NAME,
+    Bundle,
+    DatasetEntry,
+    Envelope,
+    evidence_entry,
+    field_entry,
+    is_dataset,
+    read_bundle,
+    read_index,
+    write_bundle_output,
+    write_dataset,
+)
+from gtkit.schema import Node, compile_schema, iter_leaves, nullable, validation_errors
 from gtkit.scoring.normalize import value_key
-from gtkit.schema import Node, compile_schema, iter_leaves, nullable, required, split_pointer, validation_errors
 
 
 def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, now: bool = False,
@@ -66,7 +78,7 @@ def adjudicate(dataset: Path, decisions_path: Path, *, who: str | None = None, n
     dataset = Path(dataset)
     require_reviewable(dataset)
     decisions = read_decisions(decisions_path)   # every line typed before anything is looked up
-    stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
+    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z") if now else None
     session = Session(dataset, Path(decisions_path), who, stamp, force, empty_decisions)
     for lineno, d in decisions:
         session.apply(lineno, d)
@@ -230,8 +242,8 @@ class Session:
             if d.accept_box:  # a person looked at the proposed box and accepted it
                 for ev in entry["readings"][0]["evidence"]:
                     ev["verified"] = ev.get("box") is not None
-            else:
-                entry["readings"][0]["evidence"] = self.evidence(n, d, doc)
+            else:  # BoxDecision's validator: without accept_box, the line gives a box
+                entry["readings"][0]["evidence"] = self.evidence(n, d.given_evidence() or [], doc)
             entry["trust"] = d.trust or "human"
             self.boxed.add(cid)
             return
@@ -241,8 +253,8 @@ class Session:
         else:
             value, evidence, trust = (d.value if isinstance(d, Edit) else None), [], "human"
         assert isinstance(d, WithEvidence)
-        if d.given_evidence() is not None:
-            evidence = self.evidence(n, d, doc)
+        if (refs := d.given_evidence()) is not None:
+            evidence = self.evidence(n, refs, doc)
             self.boxed.add(cid)
         path = cid.split("#", 1)[1]
         if isinstance(value, str) and not value.strip():
@@ -252,16 +264,16 @@ class Session:
             raise self.fail(n, f"{cid}: {problem}")
         entry["readings"] = [{"value": value, "evidence": evidence if value is not None else []}]
         entry["trust"] = d.trust or trust
-        if value is None and node is not None and not nullable(node) and _optional(doc.root, path):
-            _delete(doc.expected, path)   # a blank the schema does not let be null: the key is left out
+        if value is None and node is not None and not nullable(node) and optional_key(doc.root, path):
+            delete_at(doc.expected, path)   # a blank the schema does not let be null: the key is left out
         else:
-            _set(doc.expected, path, value)
+            set_at(doc.expected, path, value)
 
-    def evidence(self, n: int, d: WithEvidence, doc: _Document) -> list[dict[str, Any]]:
+    def evidence(self, n: int, refs: list[BoxRef], doc: _Document) -> list[dict[str, Any]]:
         """The evidence a line gives, its pages within the document."""
         pages = doc.bundle.gt.document.pages
         out = []
-        for ref in d.given_evidence():
+        for ref in refs:
             if ref.page > pages:
                 raise self.fail(n, f"page {ref.page} is beyond the document's {pages} page(s)")
             out.append(evidence_entry(ref.page, list(ref.box) if ref.box is not None else None,
@@ -304,10 +316,10 @@ class Session:
         else:
             raise self.fail(n, "an extra record is accepted (system or value) or rejected")
         array_ptr = q["path"].rsplit("/", 1)[0]
-        arr = _get(doc.expected, array_ptr) if array_ptr else doc.expected
+        arr = get_at(doc.expected, array_ptr) if array_ptr else doc.expected
         if arr is None:
-            _set(doc.expected, array_ptr, [])
-            arr = _get(doc.expected, array_ptr)
+            set_at(doc.expected, array_ptr, [])
+            arr = get_at(doc.expected, array_ptr)
         node = node_at(doc.root, array_ptr)
         assert node is not None and node.item is not None
         prefix = f"{array_ptr}/{len(arr)}"
@@ -413,51 +425,3 @@ class Session:
                     revised.adopt(entry.path, entry)
             self.emptied(revised.stage)
         return len(self.audit), None
-
-
-def node_at(root: Node, pointer: str) -> Node | None:
-    """The schema node of a pointer into `expected` (row indexes pass into the record node)."""
-    node: Node | None = root
-    for tok in split_pointer(pointer):
-        if node is None:
-            return None
-        if node.kind == "object":
-            node = node.props.get(tok)
-        elif node.kind == "records":
-            node = node.item
-        else:
-            return None
-    return node
-
-
-def _set(doc: Any, pointer: str, value: Any) -> None:
-    tokens = split_pointer(pointer)
-    cur = doc
-    for t in tokens[:-1]:
-        cur = cur[int(t)] if isinstance(cur, list) else cur[t]
-    last = tokens[-1]
-    if isinstance(cur, list):
-        cur[int(last)] = value
-    else:
-        cur[last] = value
-
-
-def _optional(root: Node, pointer: str) -> bool:
-    """Whether the key `pointer` ends with may be absent from its object."""
-    parent, _, key = pointer.rpartition("/")
-    node = node_at(root, parent)
-    return node is not None and node.kind == "object" and split_pointer("/" + key)[0] not in required(node)
-
-
-def _delete(doc: Any, pointer: str) -> None:
-    parent, _, key = pointer.rpartition("/")
-    obj = _get(doc, parent)
-    if isinstance(obj, dict):
-        obj.pop(split_pointer("/" + key)[0], None)
-
-
-def _get(doc: Any, pointer: str) -> Any:
-    cur = doc
-    for t in split_pointer(pointer):
-        cur = cur[int(t)] if isinstance(cur, list) else cur.get(t)
-    return cur

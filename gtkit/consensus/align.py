@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]  # scipy has no type hints; scipy-stubs is no dependency
 
 from gtkit.consensus.votes import NULL, VoteKeys
 from gtkit.schema import Node
@@ -68,9 +68,8 @@ def _by_identity(props: list[tuple[str, Node]], id_idx: list[int], rows_by_syste
     for s in order:
         for j, row in enumerate(rows_by_system.get(s) or []):
             rk = keys.row(row, props)
-            idk: tuple | None = tuple(rk[i] for i in id_idx) if id_idx else rk
-            if id_idx and all(k == NULL for k in idk):
-                idk = None
+            ids = tuple(rk[i] for i in id_idx) if id_idx else rk
+            idk: tuple | None = None if id_idx and all(k == NULL for k in ids) else ids
             target = None
             if idk is not None:
                 target = next((c for c in by_key.get(idk, ()) if s not in clusters.members[c]), None)

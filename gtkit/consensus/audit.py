@@ -79,8 +79,11 @@ def audit(gt: Path, runs: Path, out: Path, *, systems: Path | None = None, min_m
 
 def _check_schema_hash(b: Bundle, runs: Path, names: list[str], sysinfo: Systems) -> None:
     """Refuse systems with a run for the document whose declared schema hash is not the bundle's."""
-    bad = [s for s in names if (runs / s / f"{b.doc_id}.json").is_file()
-           and not (sysinfo.systems[s].schema_sha256 and b.gt.schema_.sha256.startswith(sysinfo.systems[s].schema_sha256))]
+    bad = []
+    for s in names:
+        declared = sysinfo.systems[s].schema_sha256
+        if (runs / s / f"{b.doc_id}.json").is_file() and not (declared and b.gt.schema_.sha256.startswith(declared)):
+            bad.append(s)
     if bad:
         raise GtkitError(f"runs not produced for the schema of {b.doc_id} (sha256 {b.gt.schema_.sha256}): "
                          f"{', '.join(bad)}", sysinfo.path)

@@ -49,7 +49,8 @@ def build_document(c: Consensus, r: DocResult, *, family: str | None = None) -> 
                 if cell.value is not None and not any(e["box"] is not None for e in evidence_list):
                     out.draw.append({"doc": r.doc_id, "path": cell.pointer, "value": cell.value,
                                      "pages": sorted({e["page"] for e in evidence_list})})
-        out.queue += [_record_item(r, x, evidence) for x in (*r.extras, *r.withheld)]
+        records: list[ExtraRecord | WithheldRecord] = [*r.extras, *r.withheld]
+        out.queue += [_record_item(r, x, evidence) for x in records]
         return out
     finally:
         words.close()
@@ -110,10 +111,11 @@ def _record_item(r: DocResult, x: ExtraRecord | WithheldRecord, evidence: CitedE
     voters = r.voters
     cited = x.members.get(evidence.citing) if evidence.citing is not None else None
     withheld = isinstance(x, WithheldRecord)
+    reasons = {"reasons": [p.to_json() for p in x.reasons]} if isinstance(x, WithheldRecord) else {}
     return {
         "id": f"{r.doc_id}#{x.pointer}", "kind": "withheld_record" if withheld else "extra_record", "doc": r.doc_id,
         "path": x.pointer, "field": x.field, "tier": SPLIT, "null_over_value": False, "cause": x.cause, "fix": x.fix,
-        "weight": round(x.weight, 4), **({"reasons": [p.to_json() for p in x.reasons]} if withheld else {}),
+        "weight": round(x.weight, 4), **reasons,
         "votes": [{"system": s, "family": voters.family[s], "present": s in x.members,
                    "row": x.members[s][0] if s in x.members else None} for s in voters.systems],
         "pages": evidence.pages_under(cited[1]) if cited is not None else [],

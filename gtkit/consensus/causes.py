@@ -107,7 +107,7 @@ def _day_month_swap(cell: Cell) -> bool:
     if sum(1 for k, _ in cell.candidates if k != NULL) >= 2 and any(
             is_day_month_ambiguous(r) for r, _ in cell.votes.values()):
         return True
-    isos = {iso_date(raw) for _, raw in cell.candidates if isinstance(raw, str)} - {None}
+    isos = {iso for _, raw in cell.candidates if isinstance(raw, str) and (iso := iso_date(raw)) is not None}
     for i in isos:
         y, m, d = i.split("-")
         if m != d and int(d) <= 12 and f"{y}-{d}-{m}" in isos:

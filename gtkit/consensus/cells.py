@@ -26,8 +26,24 @@ NULLABLE = "make nullable or not required"   # a required key the schema does no
 class Cell:
     """One leaf of the consensus: every system's vote and the decision."""
 
-    __slots__ = ("pointer", "field", "node", "keys", "votes", "forced", "tier", "top", "value",
-                 "weights", "null_over_value", "cause", "fix", "pending", "candidates", "blank_required")
+    __slots__ = (
+        "blank_required",
+        "candidates",
+        "cause",
+        "field",
+        "fix",
+        "forced",
+        "keys",
+        "node",
+        "null_over_value",
+        "pending",
+        "pointer",
+        "tier",
+        "top",
+        "value",
+        "votes",
+        "weights",
+    )
 
     def __init__(self, pointer: str, field_: str, node: Node, keys: dict[str, tuple],
                  votes: dict[str, tuple[Any, str | None]], forced: bool):

@@ -21,7 +21,7 @@ applied.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
@@ -30,7 +30,8 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import read_jsonl
 from gtkit.typed import Strict, non_finite, parse
 
-ACTIONS = ("accept", "edit", "null", "box", "reject")
+Action = Literal["accept", "edit", "null", "box", "reject"]
+ACTIONS: tuple[str, ...] = get_args(Action)
 Trust = Literal["agreed", "adjudicated", "human", "pending"]   # the trust levels of a consensus dataset
 Unit = Annotated[float, Field(strict=True, ge=0.0, le=1.0)]
 
@@ -57,7 +58,7 @@ Boxes = BoxRef | list[BoxRef]
 class Decision(Strict):
     """The keys every decision may carry."""
 
-    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    action: Action
     id: StrictStr | None = None
     doc: StrictStr | None = None
     path: StrictStr | None = None
@@ -127,9 +128,11 @@ class BoxDecision(WithEvidence):
     def _a_box_or_accept_box(self) -> BoxDecision:
         given = self.given_evidence() is not None
         if not given and not self.accept_box:
-            raise PydanticCustomError("box_decision", 'a box decision needs "box" (or "evidence") or "accept_box": true')
+            raise PydanticCustomError("box_decision",
+                                      'a box decision needs "box" (or "evidence") or "accept_box": true')
         if given and self.accept_box:
-            raise PydanticCustomError("box_decision", '"accept_box": true keeps the proposed box: give no other with it')
+            raise PydanticCustomError("box_decision",
+                                      '"accept_box": true keeps the proposed box: give no other with it')
         return self
 
 
@@ -145,7 +148,7 @@ class _Action(Strict):
     """Only the action, so that a missing or unknown one is named before anything else."""
 
     model_config = ConfigDict(extra="ignore")
-    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    action: Action
 
 
 def read_decisions(path: Path) -> list[tuple[int, Decision]]:

@@ -8,7 +8,7 @@ the value under it (`checks.box_problem`).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, TypeGuard
 
 from gtkit.consensus.cells import Cell
 from gtkit.consensus.checks import box_problem
@@ -19,7 +19,7 @@ from gtkit.pdf import DocumentWords
 Citations = dict[str, list[dict[str, Any]]]   # the system's own JSON Pointer -> [{page, box}]
 
 
-def _valid_box(box: Any) -> bool:
+def _valid_box(box: Any) -> TypeGuard[list[Any]]:
     if type(box) is not list or len(box) != 4:
         return False
     x0, y0, x1, y1 = box
@@ -49,8 +49,10 @@ class CitedEvidence:
             if not 1 <= page <= self.pages:
                 continue
             box = e.get("box")
-            kept = _valid_box(box) and box_problem(self.words, page, box, value) is None
-            out.append(evidence_entry(page, [float(v) for v in box] if kept else None))
+            if _valid_box(box) and box_problem(self.words, page, box, value) is None:
+                out.append(evidence_entry(page, [float(v) for v in box]))
+            else:
+                out.append(evidence_entry(page, None))
         return out
 
     def cited_pages(self, cell: Cell) -> list[int]:

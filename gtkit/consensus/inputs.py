@@ -148,7 +148,8 @@ def check_schema_hash(systems: Systems, used: list[str], schema_hash: str, versi
         elif not schema_hash.startswith(declared):
             same_version = version is not None and sysinfo.schema_version == version
             bump |= same_version
-            bad.append(f"{name} (declares {declared[:12]}…{', same version ' + version if same_version else ''})")
+            note = f", same version {version}" if same_version else ""
+            bad.append(f"{name} (declares {declared[:12]}…{note})")
     if bad:
         hint = ("the schema changed without a version bump: a revised schema needs a new version, then rerun them"
                 if bump else "rerun them against this schema, or give a revised schema a new version")
@@ -234,7 +235,7 @@ def read_citations(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
     out: dict[str, list[dict[str, Any]]] = {}
     dropped = 0
     for pointer, entries in data.items():
-        if not isinstance(pointer, str) or not (pointer == "" or pointer.startswith("/")) or not isinstance(entries, list):
+        if not (isinstance(pointer, str) and (pointer == "" or pointer.startswith("/")) and isinstance(entries, list)):
             dropped += 1
             continue
         good = []
@@ -266,7 +267,7 @@ def pdf_info(path: Path) -> DocInfo:
     try:
         with pymupdf.open(path) as doc:
             sizes = [(round(p.rect.width, 3), round(p.rect.height, 3)) for p in doc]
-    except Exception as e:  # noqa: BLE001 - any unreadable PDF is one line
+    except Exception as e:  # any unreadable PDF is one line
         raise GtkitError(f"cannot open PDF: {e}", path) from None
     if not sizes:
         raise GtkitError("PDF has no pages", path)

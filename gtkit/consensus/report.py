@@ -191,7 +191,7 @@ def _left_out_md(out: dict[str, Any]) -> list[str]:
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return "\N{EN DASH}" if x is None else f"{100 * x:.1f}%"
 
 
 def report_md(rep: dict[str, Any]) -> str:
@@ -214,12 +214,14 @@ def report_md(rep: dict[str, Any]) -> str:
     for f in rep["fields"]:
         tiers = f["tiers"]
         cause = (f["cause"] or "") + (" (field)" if f["field_level_ambiguity"] else "")
-        lines.append(f"| `{f['field']}` | {f['docs']} | {f['cells']} | {_pct(f['agreement_rate'])} | {tiers['unanimous']} "
-                     f"| {tiers['majority']} | {tiers['split']} | {tiers['all_null']} | {f['null_over_value']} "
+        lines.append(f"| `{f['field']}` | {f['docs']} | {f['cells']} | {_pct(f['agreement_rate'])} "
+                     f"| {tiers['unanimous']} | {tiers['majority']} | {tiers['split']} | {tiers['all_null']} "
+                     f"| {f['null_over_value']} "
                      f"| {cause} | {f['fix'] or ''} |")
     lines += ["", "## Re-score against the candidate truth (pending cells left out)", ""]
     if rep.get("rescore"):
-        lines += ["| system | family | value P | value R | value F1 | page F1 | word F1 |", "|---|---|---|---|---|---|---|"]
+        lines += ["| system | family | value P | value R | value F1 | page F1 | word F1 |",
+                  "|---|---|---|---|---|---|---|"]
         for s, v in rep["rescore"].items():
             lines.append(f"| {s} | {v['family']} | {_pct(v['value_precision'])} | {_pct(v['value_recall'])} "
                          f"| {_pct(v['value_f1'])} | {_pct(v['page_f1'])} | {_pct(v['word_f1'])} |")
@@ -235,7 +237,8 @@ def report_md(rep: dict[str, Any]) -> str:
                 lines.append(f"  - `{f}`: {n['count']} ({types})")
     else:
         lines.append("none")
-    lines += ["", "## Left out of expected", ""] + _left_out_md(rep["left_out"])
+    lines += ["", "## Left out of expected", "", *_left_out_md(rep["left_out"])]
     if rep["missing_runs"]:
-        lines += ["", "## Missing runs", ""] + [f"- {m['system']} has no run for {m['doc']}" for m in rep["missing_runs"]]
+        lines += ["", "## Missing runs", ""]
+        lines += [f"- {m['system']} has no run for {m['doc']}" for m in rep["missing_runs"]]
     return "\n".join(lines) + "\n"

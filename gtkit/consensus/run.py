@@ -3,7 +3,8 @@
 `compute` reads the inputs and decides every document (walk, what the schema cannot hold withheld,
 causes, the field-level pass, settle); `write_consensus` builds each document's bundle and hands it to
 the bundle writer, then writes the side files. A document whose `expected` cannot be made valid is not
-written (`writable`), so every bundle written passes `gtkit check`. Outputs (staged and renamed into place by the writer, so a failed run leaves nothing):
+written (`writable`), so every bundle written passes `gtkit check`. Outputs (staged and renamed into place
+by the writer, so a failed run leaves nothing):
 
     <out>/<doc_id>/{document.pdf, schema.json, gt.json}   candidate bundles
     <out>/dataset.jsonl

@@ -73,10 +73,7 @@ def _same_scalar(raws: list[Any]) -> bool:
     t0 = type(r0)
     if t0 not in HASHABLE:
         return False
-    for r in raws:
-        if type(r) is not t0 or r != r0:
-            return False
-    return True
+    return all(type(r) is t0 and r == r0 for r in raws)
 
 
 def _form(raw: Any) -> Any:

@@ -84,9 +84,9 @@ class _Walker:
                 self.failures.append(Failure(s, own, f"expected an object, got {json_type(v)}", fld, json_type(v)))
         plan = self.plans.get(id(node))
         if plan is None:
-            needed = required(node)
+            required_keys = required(node)
             plan = self.plans[id(node)] = [(name, escape_token(name), sub, sub.kind in ("scalar", "scalar_list"),
-                                            name in needed) for name, sub in node.props.items()]
+                                            name in required_keys) for name, sub in node.props.items()]
         objects = [(s, v if isinstance(v, dict) else None, own) for s, (v, own) in votes.items()]
         out = {}
         for name, tok, sub, is_leaf, needed in plan:
@@ -166,8 +166,8 @@ class _Walker:
                 n_extra += 1
                 continue
             tie = abs(present * 2 - total) <= EPS and present < total - EPS
-            row_votes = {s: ((lists[s][members[s]], f"{votes[s][1]}/{members[s]}") if s in members else (None, None))
-                         for s in votes}
+            row_votes: Votes = {s: ((lists[s][members[s]], f"{votes[s][1]}/{members[s]}") if s in members
+                                    else (None, None)) for s in votes}
             row_ptr = f"{ptr}/{len(out)}"
             self.rows[row_ptr] = {s: (lists[s][j], f"{votes[s][1]}/{j}") for s, j in members.items()}
             out.append(self.walk(node.item, row_ptr, f"{fld}/*", row_votes, forced or tie))

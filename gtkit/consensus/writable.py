@@ -6,9 +6,9 @@ the schema allows (`DocResult.unwritable`), and anything else the validator of `
 in the document's `expected` (a constraint across cells: `minItems`, `uniqueItems`, `dependentRequired`,
 `if`/`then`, ...). Each such problem withholds the innermost row of a record array that holds it: the
 row leaves `expected`, its cells leave the field entries, the rows after it move up, and the row is
-queued (`WithheldRecord`) with the problems that withheld it (by field: row indexes as `*`). A problem outside every row withholds
-the whole document: it is not written, and the report says why. Rounds repeat until `expected`
-validates (withholding a row can break its array's `minItems`).
+queued (`WithheldRecord`) with the problems that withheld it (by field: row indexes as `*`). A problem
+outside every row withholds the whole document: it is not written, and the report says why. Rounds repeat
+until `expected` validates (withholding a row can break its array's `minItems`).
 """
 
 from __future__ import annotations

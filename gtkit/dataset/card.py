@@ -46,7 +46,7 @@ class Card:
 
 def frame(docs: list[DocSummary]) -> Any:
     """One row per document."""
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]  # pandas has no type hints; pandas-stubs is no dependency
 
     return pd.DataFrame([{
         "doc_id": d.doc_id, "family": d.family, "pipeline": d.pipeline, "recipe": d.recipe, "split": d.split,
@@ -156,7 +156,7 @@ def _cell(value: Any) -> str:
 def markdown_table(df: Any, shares: tuple[str, ...] = ()) -> str:
     """A pandas table as a GitHub markdown table (columns named in `shares` printed as percentages)."""
     head = "| " + " | ".join(map(str, df.columns)) + " |"
-    from pandas.api.types import is_numeric_dtype
+    from pandas.api.types import is_numeric_dtype  # type: ignore[import-untyped]  # as pandas above
 
     rule = "|" + "|".join("---:" if is_numeric_dtype(df[c]) else "---" for c in df.columns) + "|"
     lines = [head, rule]

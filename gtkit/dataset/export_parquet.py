@@ -35,8 +35,8 @@ def _json(value: Any) -> str:
 
 def _pyarrow() -> Any:
     try:
-        import pyarrow
-        import pyarrow.parquet
+        import pyarrow  # type: ignore[import-untyped]  # pyarrow has no type hints (an optional extra)
+        import pyarrow.parquet  # type: ignore[import-untyped]  # as pyarrow above
     except ImportError:
         raise GtkitError("the parquet export needs pyarrow, which is not installed: pip install 'gtkit[parquet]'") \
             from None

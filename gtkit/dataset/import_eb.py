@@ -26,9 +26,9 @@ from gtkit.errors import GtkitError
 from gtkit.fileio import check_output
 from gtkit.format import Envelope, evidence_entry, field_entry, is_gtkit_output, length_tag, write_dataset
 from gtkit.format.models import Leniency
-from gtkit.scoring.normalize import value_key
 from gtkit.pdf import page_sizes
 from gtkit.schema import Node, check_schema, compile_schema, guess_node, join_pointer
+from gtkit.scoring.normalize import value_key
 from gtkit.typed import Strict, read_json_as
 
 SUFFIX = ".test.json"
@@ -178,7 +178,8 @@ def test_cases(source: Path) -> list[tuple[str, Path, Path]]:
     source = Path(source)
     if not source.is_dir():
         raise GtkitError("not a folder of ExtractBench test cases", source)
-    found, seen = [], {}
+    found: list[tuple[str, Path, Path]] = []
+    seen: dict[str, Path] = {}
     for test in sorted(source.rglob(f"*{SUFFIX}")):
         if "hub" in test.relative_to(source).parts[:1]:
             continue
@@ -210,7 +211,7 @@ def import_case(doc_id: str, test: Path, pdf: Path, source: Path) -> tuple[Envel
         used.add(path)
         container = "/_field_rules/" if case.field_rules is not None else "/test_rules/"
         where = container + path.replace("~", "~0").replace("/", "~1")
-        lens = sorted(set(rule.normalizers)) if rule else []
+        lens: list[str] = sorted(set(rule.normalizers)) if rule else []
         fields.append(field_entry(pointer, readings(value, rule, where, test), lens, "human"))
     axes, other = tags_by_axis(case.tags)
     if axes["length"] is None:

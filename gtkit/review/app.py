@@ -67,7 +67,8 @@ class TokenGate:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._allowed(scope):
-            await PlainTextResponse("forbidden: this review session needs its token", status_code=403)(scope, receive, send)
+            refusal = PlainTextResponse("forbidden: this review session needs its token", status_code=403)
+            await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -122,6 +123,11 @@ def parse_json(body: bytes) -> Any:
 
 def create_app(review: Review, token: str) -> Any:
     """The ASGI application, behind its token gate."""
+    return TokenGate(Starlette(routes=[*_reading_routes(review, token), *_deciding_routes(review)]), token)
+
+
+def _reading_routes(review: Review, token: str) -> list[Route]:
+    """What the browser loads (GET): the page, its script and style, the state, an item, a page image."""
 
     def page(request: Request) -> Response:
         html = _asset("review.html").replace("{{TOKEN}}", token)
@@ -149,6 +155,18 @@ def create_app(review: Review, token: str) -> Any:
             return PlainTextResponse("no such page", status_code=404)
         return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
 
+    return [
+        Route("/", page),
+        Route("/static/{name}", static),
+        Route("/api/state", state),
+        Route("/api/item/{i:int}", item),
+        Route("/page/{doc}/{page:int}.png", image),
+    ]
+
+
+def _deciding_routes(review: Review) -> list[Route]:
+    """What changes something (POST): a decision appended, the decisions applied."""
+
     async def decide(request: Request) -> Response:
         try:
             sent = parse_json(await read_body(request))
@@ -173,13 +191,7 @@ def create_app(review: Review, token: str) -> Any:
         except GtkitError as e:
             return JSONResponse({"error": str(e)}, status_code=400)
 
-    routes = [
-        Route("/", page),
-        Route("/static/{name}", static),
-        Route("/api/state", state),
-        Route("/api/item/{i:int}", item),
-        Route("/page/{doc}/{page:int}.png", image),
+    return [
         Route("/api/decide", decide, methods=["POST"]),
         Route("/api/apply", apply, methods=["POST"]),
     ]
-    return TokenGate(Starlette(routes=routes), token)

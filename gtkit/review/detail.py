@@ -26,7 +26,7 @@ class DocView:
     pages: int
     sizes: list[list[float]]
     fields: dict[str, dict[str, Any]]   # field entries by pointer
-    families: dict[str, str]            # system -> family (from the provenance)
+    families: dict[str, str | None]     # system -> family (from the provenance)
     citing: str | None
 
     @classmethod

@@ -13,12 +13,13 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, node_at, require_reviewable
-from gtkit.consensus.decisions import ACTIONS, Boxes
+from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, require_reviewable
+from gtkit.consensus.decisions import Action, Boxes
+from gtkit.consensus.pointers import node_at
 from gtkit.errors import GtkitError
 from gtkit.fileio import Version, file_version, read_json
 from gtkit.format import GT_NAME, INDEX_NAME, is_dataset, read_bundle
@@ -39,7 +40,7 @@ class Sent(Strict):
     line is then checked in full by the decision models and adjudication's session (`DecisionFile.append`)."""
 
     item: Annotated[StrictInt, Field(ge=0)]
-    action: Literal[ACTIONS]  # type: ignore[valid-type]
+    action: Action
     candidate: Annotated[StrictInt, Field(ge=0)] | None = None
     system: StrictStr | None = None
     value: Any = None
@@ -148,7 +149,7 @@ class Review:
         if (bad := non_finite(line)) is not None:  # sent as JSON, typed, or inside a record
             raise GtkitError(f"the decision: {bad[0]}: {bad[1]} is not a JSON number")
         line["who"] = self.who
-        line["when"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        line["when"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         n = self.decisions.append(line)
         return {"line": n, "left": len(self.items) - sum(1 for x in self.items if x.id in self.decisions.decided),
                 "outcome": self.outcome(it.id)}
@@ -172,7 +173,7 @@ class Review:
                 value = json.loads(stripped)
             except json.JSONDecodeError:
                 return text
-            if isinstance(value, bool) and "boolean" in types or isinstance(value, (int, float)) \
-                    and not isinstance(value, bool) and types & {"number", "integer"}:
+            if (isinstance(value, bool) and "boolean" in types) or (
+                    isinstance(value, (int, float)) and not isinstance(value, bool) and types & {"number", "integer"}):
                 return value
         return text
