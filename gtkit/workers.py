@@ -93,12 +93,25 @@ def _exit_with(owner: int) -> None:
 
     while True:
         time.sleep(1.0)
-        try:
-            os.kill(owner, 0)
-        except ProcessLookupError:
+        if not _alive(owner):
             os._exit(1)
-        except PermissionError:  # the pid now belongs to another user's process: the owner is gone
-            os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a running process. A process that has ended but whose parent has not yet waited for it
+    (a zombie) still answers `kill(pid, 0)`, so on Linux its state is read too: a caller that reads the
+    command's output to the end before waiting would otherwise keep the workers (and the output pipe they
+    share) alive forever."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):  # gone, or the pid now belongs to another user's process
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):  # no /proc here: kill() is all there is to go by
+        return True
+    return state not in (b"Z", b"X")
 
 
 def _name(fn: Callable[..., Any]) -> str:
@@ -275,16 +288,19 @@ def _running_workers(executor: cf.ProcessPoolExecutor) -> list[Any]:
 
 
 def _start_server() -> None:
-    """Start the fork server with SIGINT ignored: it inherits the disposition across its exec, so a Ctrl-C
-    while it imports its preload cannot kill it with a traceback (it ignores SIGINT once it serves, and so
-    do its workers); the caller handles Ctrl-C again as soon as the server process exists."""
-    from multiprocessing import forkserver
+    """Start the fork server with SIGINT blocked in this thread. The server inherits the mask across its exec,
+    so a Ctrl-C while it imports its preload cannot kill it with a traceback (it ignores SIGINT once it serves,
+    which drops the pending one; its workers inherit the mask). A Ctrl-C meant for this process in that window
+    stays pending and arrives the moment the mask is restored, where ignoring SIGINT instead would lose it.
+    The resource tracker is started first, because starting it unblocks SIGINT for a moment."""
+    from multiprocessing import forkserver, resource_tracker
 
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextlib.contextmanager
