@@ -115,7 +115,8 @@ def test_same_arguments_same_bytes(tmp_path, fam):
     gt = json.loads((a / "gt.json").read_text())
     assert gt["provenance"]["created"] is None and gt["provenance"]["seed"] == 5
     assert gt["provenance"]["parameters"]["records"] == 60
-    assert b"CreationDate" not in (a / "document.pdf").read_bytes() or b"D:20000101" in (a / "document.pdf").read_bytes()
+    assert (b"CreationDate" not in (a / "document.pdf").read_bytes()
+            or b"D:20000101" in (a / "document.pdf").read_bytes())
 
 
 def _records_by_page(gt, field: str) -> dict[int, set[int]]:
@@ -149,14 +150,14 @@ def test_pagination_no_split_no_early_end_chrome_everywhere(bundles, fam):
         last_col_x = max(it.region[0] for it in plan.body_items)
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
-                last = [it for it in plan.body_items if it.record == r - 1][0]
+                last = next(it for it in plan.body_items if it.record == r - 1)
                 assert last.region[0] == last_col_x, "a page ended before its last column"
                 assert last.region[3] + gap + plan.record_heights[r] > bottom
     else:
         gap = family.layout.table.row_gap
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
-                last = [it for it in plan.body_items if it.record == r - 1][0]
+                last = next(it for it in plan.body_items if it.record == r - 1)
                 assert last.region[3] + gap + plan.record_heights[r] > bottom
 
     # chrome on every page, read from the PDF
@@ -190,7 +191,8 @@ def test_six_line_address_and_wrapping_value(tmp_path):
     assert bundle.gt.expected["creditors"] == recs
     ev = {f.path: f.readings[0].evidence for f in bundle.gt.fields}
     # the 6-line block: six distinct lines, top to bottom, in one column
-    tops = [ev[f"/creditors/0/{k}"][0].box[1] for k in ("name", "notice_name", "address_1", "address_2", "address_3", "city")]
+    tops = [ev[f"/creditors/0/{k}"][0].box[1]
+            for k in ("name", "notice_name", "address_1", "address_2", "address_3", "city")]
     assert tops == sorted(tops) and len(set(tops)) == 6
     assert ev["/creditors/0/state"][0].box[1] == ev["/creditors/0/city"][0].box[1]  # city line: city ST ZIP
     # the long name wraps: its words sit on two lines, all of them carried, quote equal to the value
@@ -235,11 +237,13 @@ def test_data_csv_good_and_bad(tmp_path):
         ({"name": "A CO", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
           "city": "X", "state": None, "postal_code": None}, r"line 2: 'country' is a required property"),
         ({"name": 42, "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
-          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name': 42 is not of type 'string'"),
+          "city": "X", "state": None, "postal_code": None, "country": None},
+         r"line 2: field 'name': 42 is not of type 'string'"),
         ({"name": "  ", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
           "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name' is blank"),
         ({"name": "\u4e2d\u6587 CO", "notice_name": None, "address_1": None, "address_2": None, "address_3": None,
-          "city": "X", "state": None, "postal_code": None, "country": None}, r"line 2: field 'name': the family's font has no glyph"),
+          "city": "X", "state": None, "postal_code": None, "country": None},
+         r"line 2: field 'name': the family's font has no glyph"),
     ],
 )
 def test_data_jsonl_bad_record_names_its_line(tmp_path, line, pattern):
@@ -329,7 +333,8 @@ def test_cli_refuses_existing_output_unless_forced(tmp_path, capsys):
     assert code == 2 and "already exists" in err and len(err.strip().splitlines()) == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
-    code, err = run_cli(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"], capsys)
+    code, err = run_cli(["synth", "--family", "creditor_matrix", "--records", "5", "--out", str(out), "--force"],
+                        capsys)
     assert code == 2 and "not an output gtkit wrote" in err  # --force never replaces the user's folder
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     (out / "keep.txt").unlink()
@@ -343,7 +348,8 @@ def test_cli_refuses_existing_output_unless_forced(tmp_path, capsys):
 def test_cli_bad_data_line_exits_2(tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     data.write_text('{"owner_name": "X"}\n')
-    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")],
+                        capsys)
     assert code == 2 and "line 1:" in err and "required property" in err
     assert not (tmp_path / "o").exists()
 
@@ -371,7 +377,7 @@ def test_locate_reports_clipping_missing_values_and_unembedded_fonts():
     from gtkit.synth.readback import locate
     from gtkit.synth.render import render_pdf
 
-    family, expected, plan, pdf = _small_plan()
+    _, _, plan, pdf = _small_plan()
     assert locate(plan, pdf).problems == []
     # a word outside its column
     item = plan.body_items[7]
@@ -468,7 +474,8 @@ def test_data_values_printed_exactly_are_kept(tmp_path):
     [
         ('{"owner_name": "X", "amount": NaN}', r"line 1: field 'amount': nan is not a number that can be printed"),
         ('{"owner_name": "X", "amount": Infinity}', r"line 1: field 'amount': inf is not a number"),
-        ('{"owner_name": "\u05e9\u05dc\u05d5\u05dd"}', r"line 1: field 'owner_name': right-to-left text is not supported"),
+        ('{"owner_name": "\u05e9\u05dc\u05d5\u05dd"}',
+         r"line 1: field 'owner_name': right-to-left text is not supported"),
         ('{"owner_name": "' + "A" * 5000 + '"}', r"line 1: field 'owner_name': 5,000 characters"),
     ],
 )
@@ -502,7 +509,8 @@ UP_HEADER = "owner_name,address,city,state,property_type,amount,holder,year_repo
 def test_csv_data_refuses_a_repeated_column_and_a_blank_required_cell(tmp_path, capsys, text, message):
     data = tmp_path / "up.csv"
     data.write_text(text)
-    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")],
+                        capsys)
     assert code == 2 and err.strip() == f"gtkit: error: {data}: {message}", err
     assert not (tmp_path / "o").exists()
 
@@ -512,7 +520,8 @@ def test_jsonl_data_null_in_a_field_that_needs_a_value_reads_as_csv_blank(tmp_pa
            "amount": 1.5, "holder": "H", "year_reported": 2020}
     data = tmp_path / "up.jsonl"
     data.write_text(json.dumps(row) + "\n")
-    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")],
+                        capsys)
     assert code == 2 and err.strip() == (f"gtkit: error: {data}: line 1: field 'owner_name' is null, "
                                          "and it needs a value (it cannot be null)"), err
 
@@ -524,6 +533,7 @@ def test_jsonl_data_null_in_a_field_that_needs_a_value_reads_as_csv_blank(tmp_pa
 def test_data_names_every_character_the_font_lacks_in_order(tmp_path, capsys, value, missing):
     data = tmp_path / "up.csv"
     data.write_text(UP_HEADER + f"{value},12 ELM ST,DOVER,DE,WAGES,1234.5,ACME INC,2019\n", encoding="utf-8")
-    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")], capsys)
+    code, err = run_cli(["synth", "--family", "unclaimed_property", "--data", str(data), "--out", str(tmp_path / "o")],
+                        capsys)
     assert code == 2 and err.strip() == (f"gtkit: error: {data}: line 2: field 'owner_name': the family's font has "
                                          f"no glyph for {missing} in {value!r}"), err

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import pdftotext_words
+from helpers import run_cli as run
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
@@ -24,7 +25,6 @@ from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.tags import header_apart
 from gtkit.synth.template import render_html, render_template
 from gtkit.synth.template_readback import locate_template
-from helpers import run_cli as run
 
 PRECINCTS = 45  # a countywide contest runs onto a second page; a district contest takes two blocks of columns
 SEED = 3
@@ -37,7 +37,8 @@ pytestmark = pytest.mark.usefixtures("fresh_family_cache")
 def bundle(tmp_path_factory):  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("pivot") / "b"
     with pytest.raises(SystemExit) as done:
-        main(["synth", "--family", "election_pivot", "--records", str(PRECINCTS), "--seed", str(SEED), "--out", str(out)])
+        main(["synth", "--family", "election_pivot", "--records", str(PRECINCTS), "--seed", str(SEED),
+              "--out", str(out)])
     assert done.value.code in (0, None)
     return read_bundle(out)
 
@@ -138,7 +139,8 @@ def test_data_round_trip(tmp_path, capsys):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("spoil,says", [
-    (lambda c: c["precincts"][1].update(total_votes=c["precincts"][1]["total_votes"] + 1), "is not the sum of its votes"),
+    (lambda c: c["precincts"][1].update(total_votes=c["precincts"][1]["total_votes"] + 1),
+     "is not the sum of its votes"),
     (lambda c: c["candidates"][0].update(total_votes=c["candidates"][0]["total_votes"] - 1), "precincts' votes"),
     (lambda c: c.update(total_ballots_cast=c["total_ballots_cast"] + 10), "total_ballots_cast"),
     (lambda c: c["precincts"][0]["votes"].reverse(), "the contest's header has"),
@@ -209,7 +211,8 @@ def _field(path: str, page: int, box: list[float]) -> dict:
 def test_s2_is_measured_from_where_a_shared_header_sits():  # type: ignore[no-untyped-def]
     head = [0.3, 0.1, 0.4, 0.12]
     keyed = lambda page, y: [_field("/c/0/p/0/v/0/name", 1, head), _field("/c/0/p/1/v/0/name", 1, head),  # noqa: E731
-                             _field("/c/0/p/0/v/0/n", 1, [0.3, 0.2, 0.4, 0.22]), _field("/c/0/p/1/v/0/n", page, [0.3, y, 0.4, y + 0.02])]
+                             _field("/c/0/p/0/v/0/n", 1, [0.3, 0.2, 0.4, 0.22]),
+                             _field("/c/0/p/1/v/0/n", page, [0.3, y, 0.4, y + 0.02])]
     assert not header_apart(keyed(1, 0.3))  # a column header above its figures on their page
     assert header_apart(keyed(2, 0.3))  # one figure pages after its header
     left = [_field("/c/0/p/0/v/0/name", 1, head), _field("/c/0/p/1/v/0/name", 1, head),

@@ -122,7 +122,8 @@ def test_continuation_marker_heads_the_next_column_and_is_no_evidence(registry, 
         assert " ".join(w[4] for w in head) == marker
         assert head[0][1] == min(w[1] for w in column)  # the first line of the column
         for w in head:  # chrome: none of its words is any value's evidence
-            key = (part.page + 1, tuple(round(v, 5) for v in (w[0] / width, w[1] / height, w[2] / width, w[3] / height)))
+            key = (part.page + 1,
+                   tuple(round(v, 5) for v in (w[0] / width, w[1] / height, w[2] / width, w[3] / height)))
             assert key not in evidence_words
         # printed in the family's regular font
         with pymupdf.open(bundle.pdf_path) as doc:

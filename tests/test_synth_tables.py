@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
+from helpers import run_cli as run
+from test_degrade_ink import _shares
 
 from gtkit.cli import main
 from gtkit.degrade import ops
@@ -21,13 +23,11 @@ from gtkit.degrade.recipe import load_recipe
 from gtkit.format import read_bundle
 from gtkit.format.models import Evidence
 from gtkit.paths import FAMILIES_DIR
+from gtkit.pdf import page_words
 from gtkit.synth import family as family_mod
 from gtkit.synth.fake import cusip_check_digit
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
-from gtkit.pdf import page_words
-from test_degrade_ink import _shares
-from helpers import run_cli as run
 
 HAS_PDFTOTEXT = shutil.which("pdftotext") is not None
 needs_pdftotext = pytest.mark.skipif(not HAS_PDFTOTEXT, reason="pdftotext (poppler-utils) is not installed")
@@ -237,7 +237,8 @@ ISSUER_COLUMN = '{ field = "name_of_issuer", title = "NAME OF ISSUER", width = 1
 @pytest.mark.parametrize("file,old,new,where", [
     ("layout.toml", 'first = "voting_sole"\nspan = 3', 'first = "voting_sole"\nspan = 4', "/table/groups/7/span"),
     ("layout.toml", 'first = "voting_sole"', 'first = "voting"', "/table/groups/7/first"),
-    ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "2000"), "/table/columns/0/width: column 'name_of_issuer' is 2000 pt"),
+    ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "2000"),
+     "/table/columns/0/width: column 'name_of_issuer' is 2000 pt"),
     ("layout.toml", ISSUER_COLUMN, ISSUER_COLUMN.replace("150", "400"), "/table/columns/7/width"),
     ("family.toml", 'orientation = "landscape"', 'orientation = "portrait"\nrotate = 90', "/page/rotate"),
 ])
@@ -287,7 +288,8 @@ def test_show_draws_boxes_where_the_viewer_sees_the_words(bundles):  # type: ign
 def test_template_family_refuses_rotate(tmp_path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
     folder = copy_family(tmp_path, monkeypatch, "schedule_ef", "ef_rotated")
     toml = (folder / "family.toml").read_text()
-    (folder / "family.toml").write_text(toml.replace('orientation = "portrait"', 'orientation = "landscape"\nrotate = 90'))
+    (folder / "family.toml").write_text(toml.replace('orientation = "portrait"',
+                                                     'orientation = "landscape"\nrotate = 90'))
     code, _, err = run(["synth", "--family", "ef_rotated", "--records", 5, "--out", tmp_path / "out"], capsys)
     assert code == 2 and "family.toml" in err and "/page/rotate" in err, err
     assert not (tmp_path / "out").exists()
@@ -341,9 +343,10 @@ def _no_verify(monkeypatch) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("fam", ["holdings_13f", "adverse_events"])
 @pytest.mark.parametrize("tamper", ["box", "value", "record"])
 def test_check_of_a_table_family_catches_tampering(bundles, fam, tamper, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    from test_check_pipelines import change_value, drop_record, move_box
+
     from gtkit.check import check_bundle
     from gtkit.pipelines import CHECKS
-    from test_check_pipelines import change_value, drop_record, move_box
 
     (_no_layout if fam == "holdings_13f" else _no_verify)(monkeypatch)  # two-level header / split rows, rotated
     folder = tmp_path / fam
@@ -381,9 +384,10 @@ def test_check_reads_the_group_titles(tmp_path, monkeypatch):  # type: ignore[no
 
 def test_check_of_a_rotated_family_without_split_rows(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """/Rotate 90 and no split rows: the layout-free check maps the words to the page as viewed, as synth does."""
+    from test_check_pipelines import move_box
+
     from gtkit.check import check_bundle
     from gtkit.pipelines import CHECKS
-    from test_check_pipelines import move_box
 
     folder = copy_family(tmp_path, monkeypatch, "adverse_events", "ae_whole")
     toml = (folder / "family.toml").read_text()

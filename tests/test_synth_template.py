@@ -9,6 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 from helpers import pdftotext_words
+from helpers import run_cli as run
 
 from gtkit.format import read_bundle
 from gtkit.synth import family as family_mod
@@ -16,7 +17,6 @@ from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected
 from gtkit.synth.template import render_template
 from gtkit.synth.template_readback import locate_template
-from helpers import run_cli as run
 
 TOY_TOML = """
 name = "toy"
@@ -84,7 +84,7 @@ def toy(tmp_path, monkeypatch) -> Path:  # type: ignore[no-untyped-def]
 
 
 def test_toy_family_from_a_temporary_folder(toy, tmp_path, capsys):  # type: ignore[no-untyped-def]
-    code, out, err = run(["synth", "--family", "toy", "--records", "120", "--out", tmp_path / "a"], capsys)
+    code, _, err = run(["synth", "--family", "toy", "--records", "120", "--out", tmp_path / "a"], capsys)
     assert code == 0, err
     assert run(["check", tmp_path / "a"], capsys)[0] == 0
     bundle = read_bundle(tmp_path / "a")
@@ -205,7 +205,8 @@ def test_pdftotext_finds_every_value_inside_its_evidence_box(fam, records, tmp_p
 def test_template_families_take_data(tmp_path, capsys):  # type: ignore[no-untyped-def]
     family = get_family("deviation_log")
     records = generate_expected(family, 3, 5)["deviations"]
-    records[0]["comments"][:0] = [{"timestamp": "2024-01-02 03:04", "author": "Q. Test (CRA)", "text": "Nested from data."}]
+    records[0]["comments"][:0] = [{"timestamp": "2024-01-02 03:04", "author": "Q. Test (CRA)",
+                                   "text": "Nested from data."}]
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert run(["synth", "--family", "deviation_log", "--data", data, "--out", tmp_path / "b"], capsys)[0] == 0
@@ -235,7 +236,7 @@ def test_county_audit_subtotals_reconcile_to_the_cent(tmp_path, capsys):  # type
     e = gt.expected
 
     def cents(x: float) -> int:
-        return int(round(x * 100))
+        return round(x * 100)
 
     assert sum(len(d["line_items"]) for f in e["funds"] for d in f["departments"]) == 60
     for f in e["funds"]:
