@@ -34,7 +34,7 @@ def open_pdf(path: Path) -> Any:
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:
         doc = pymupdf.open(path)
-    except Exception as e:  # noqa: BLE001 - any parse failure is the file's problem
+    except Exception as e:  # any parse failure is the file's problem
         raise GtkitError(f"not a readable PDF ({type(e).__name__}: {e})", path) from None
     problem = _problem(doc)
     if problem:

@@ -150,14 +150,14 @@ def test_pagination_no_split_no_early_end_chrome_everywhere(bundles, fam):
         last_col_x = max(it.region[0] for it in plan.body_items)
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
-                last = [it for it in plan.body_items if it.record == r - 1][0]
+                last = next(it for it in plan.body_items if it.record == r - 1)
                 assert last.region[0] == last_col_x, "a page ended before its last column"
                 assert last.region[3] + gap + plan.record_heights[r] > bottom
     else:
         gap = family.layout.table.row_gap
         for r in range(1, len(records)):
             if seq[r] != seq[r - 1]:
-                last = [it for it in plan.body_items if it.record == r - 1][0]
+                last = next(it for it in plan.body_items if it.record == r - 1)
                 assert last.region[3] + gap + plan.record_heights[r] > bottom
 
     # chrome on every page, read from the PDF
@@ -377,7 +377,7 @@ def test_locate_reports_clipping_missing_values_and_unembedded_fonts():
     from gtkit.synth.readback import locate
     from gtkit.synth.render import render_pdf
 
-    family, expected, plan, pdf = _small_plan()
+    _, _, plan, pdf = _small_plan()
     assert locate(plan, pdf).problems == []
     # a word outside its column
     item = plan.body_items[7]

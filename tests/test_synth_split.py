@@ -96,8 +96,8 @@ def test_records_are_split_and_counted(registry, bundle_dir):
     assert bundle.gt.provenance.parameters["split_records"] == len(plan.split_records)
     # a continuation directly follows its first part, in the next column (or on the next page)
     for a, b in zip(plan.parts, plan.parts[1:]):
-        if b.index > 0:
-            assert (a.record, a.index + 1) == (b.record, b.index)
+        if b.number > 0:
+            assert (a.record, a.number + 1) == (b.record, b.number)
             assert (b.page, b.column) != (a.page, a.column)
             assert b.region[1] == plan.body_box[1]  # at the top of its column
 
@@ -111,7 +111,7 @@ def test_continuation_marker_heads_the_next_column_and_is_no_evidence(registry, 
     evidence_words = {(e.page, tuple(round(v, 5) for v in w))
                       for f in bundle.gt.fields for e in f.readings[0].evidence for w in e.words}
     records = bundle.gt.expected["creditors"]
-    continuations = [p for p in plan.parts if p.index > 0]
+    continuations = [p for p in plan.parts if p.number > 0]
     assert len(continuations) == len(plan.split_records)
     for part in continuations:
         x0, _, x1, _ = part.region
@@ -195,9 +195,9 @@ def test_no_column_ends_early(registry, bundle_dir):
         left = bottom - a.region[3]
         assert left >= -1e-9
         # the next part's first field lines (after the marker) did not fit in what was left
-        assert left < (b.head if b.index > 0 else gap + b.head), (a, b)
+        assert left < (b.head if b.number > 0 else gap + b.head), (a, b)
         assert b.head >= leading
-        if b.index == 0 and b.record - 1 not in plan.split_records:
+        if b.number == 0 and b.record - 1 not in plan.split_records:
             assert b.record - 1 == a.record
     assert ends >= 3 * (len(plan.pages) - 1)
     # every column of every page but the last is used

@@ -84,7 +84,7 @@ def toy(tmp_path, monkeypatch) -> Path:  # type: ignore[no-untyped-def]
 
 
 def test_toy_family_from_a_temporary_folder(toy, tmp_path, capsys):  # type: ignore[no-untyped-def]
-    code, out, err = run(["synth", "--family", "toy", "--records", "120", "--out", tmp_path / "a"], capsys)
+    code, _, err = run(["synth", "--family", "toy", "--records", "120", "--out", tmp_path / "a"], capsys)
     assert code == 0, err
     assert run(["check", tmp_path / "a"], capsys)[0] == 0
     bundle = read_bundle(tmp_path / "a")
@@ -236,7 +236,7 @@ def test_county_audit_subtotals_reconcile_to_the_cent(tmp_path, capsys):  # type
     e = gt.expected
 
     def cents(x: float) -> int:
-        return int(round(x * 100))
+        return round(x * 100)
 
     assert sum(len(d["line_items"]) for f in e["funds"] for d in f["departments"]) == 60
     for f in e["funds"]:

@@ -11,12 +11,17 @@ written bundle was moved or edited afterwards).
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from gtkit.errors import Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.pdf import DocumentWords
 from gtkit.scoring.normalize import comparator_key, value_key
+
+if TYPE_CHECKING:
+    from gtkit.format import Evidence, FieldEntry, Reading
+    from gtkit.format.decode import EvidenceRecord, FieldRecord, ReadingRecord
 
 TRUSTS = {"agreed", "pending", "adjudicated", "human"}
 CITED = {"agreed", "pending"}  # boxes a system cited; a person's boxes are theirs to answer for
@@ -60,13 +65,17 @@ def check_consensus_bundle(bundle: Bundle) -> list[Problem]:
     problems: list[Problem] = []
     words = DocumentWords(bundle.path / PDF_NAME)
     try:
-        for i, entry in enumerate(bundle.field_entries()):
+        # the validated entries are models or records; enumerate() of such a union of lists would be of object
+        entries: Sequence[FieldEntry | FieldRecord] = bundle.field_entries()
+        for i, entry in enumerate(entries):
             if entry.trust not in TRUSTS:
                 problems.append(Problem(g, f"/fields/{i}/trust", f"{entry.trust!r} is not a consensus trust level"))
             if entry.trust not in CITED:
                 continue
-            for r, reading in enumerate(entry.readings):
-                for e, ev in enumerate(reading.evidence):
+            readings: Sequence[Reading | ReadingRecord] = entry.readings
+            for r, reading in enumerate(readings):
+                evidence: Sequence[Evidence | EvidenceRecord] = reading.evidence
+                for e, ev in enumerate(evidence):
                     why = box_problem(words, ev.page, None if ev.box is None else list(ev.box), reading.value)
                     if why:
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/box", why))

@@ -42,7 +42,8 @@ def check_degraded(bundle: Bundle) -> list[Problem]:
             if not ok:
                 problems.append(Problem(g, f"/provenance/parameters/pages/{i}/geometry/homography", "not a 3x3 matrix"))
     problems.extend(_box_problems(bundle, g))
-    trust = {f.path: f.trust for f in bundle.field_entries()} if recorded(prov.parameters) else {}  # none to look up
+    # each field's trust, where corrections are recorded (else none to look up)
+    trust: dict[str, str] = {f.path: f.trust for f in bundle.field_entries()} if recorded(prov.parameters) else {}
     problems += [Problem(g, pointer, message)
                  for pointer, message in original_expected(gt.expected, prov.parameters, trust)[1]]
     with open_document(bundle.path / PDF_NAME) as doc:
@@ -66,7 +67,9 @@ def _box_problems(bundle: Bundle, g: str) -> list[Problem]:
         all_boxes = np.fromiter(chain.from_iterable(boxes), float, 4 * len(boxes)).reshape(-1, 4)
         where = [(i, r, e) for i, f in enumerate(entries) for r, reading in enumerate(f.readings)
                  for e in range(len(reading.evidence))]  # (entry, reading, evidence) of each evidence, to name it
-        place = where.__getitem__
+
+        def place(k: int) -> tuple[int, int, int]:
+            return where[k]
     else:
         quads, all_boxes = flat.quads, flat.boxes  # a missing box is NaN (a box's corners are in [0, 1])
 

@@ -7,7 +7,7 @@ every bundle whose provenance says `pipeline: synth`.
 
 from __future__ import annotations
 
-__all__ = ["synth", "render_only", "all_families", "get_family"]
+__all__ = ["all_families", "get_family", "render_only", "synth"]
 
 
 def __getattr__(name: str):

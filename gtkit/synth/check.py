@@ -18,26 +18,33 @@ compared with the PDF. Every other cell is checked exactly as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
-from gtkit.errors import Problem
 from gtkit.corrections import HUMAN, original_expected, recorded
-from gtkit.errors import GtkitError
-from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.errors import GtkitError, Problem
 from gtkit.fileio import canonical_sha256
-from gtkit.synth.family import get_family
+from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.synth.family import Family, get_family
 from gtkit.synth.verify import verify_synth_bundle
 
+if TYPE_CHECKING:
+    from gtkit.format import Evidence, FieldEntry
+    from gtkit.format.decode import EvidenceRecord, FieldRecord
+    from gtkit.synth.readback import Located
 
-def _evidence_json(e) -> dict:  # type: ignore[no-untyped-def]
+
+def _evidence_json(e: Evidence | EvidenceRecord) -> dict[str, Any]:
     """A validated evidence entry (record or model) as JSON, every key the format defines in its order."""
     return {"page": e.page, "box": None if e.box is None else list(e.box),
             "words": None if e.words is None else [list(w) for w in e.words],
             "quad": None if e.quad is None else [list(q) for q in e.quad], "quote": e.quote, "verified": e.verified}
 
 
-def _compare(bundle: Bundle, fields: list[dict], g: str, problems: list[Problem]) -> list[Problem]:
-    recorded = {f.path: (i, f) for i, f in enumerate(bundle.field_entries())}
+def _compare(bundle: Bundle, fields: list[dict[str, Any]], g: str, problems: list[Problem]) -> list[Problem]:
+    entries: Sequence[FieldEntry | FieldRecord] = bundle.field_entries()
+    recorded = {f.path: (i, f) for i, f in enumerate(entries)}
     for entry in fields:
         at = recorded.get(entry["path"])
         if at is None or at[1].trust == HUMAN:
@@ -53,8 +60,7 @@ def _compare(bundle: Bundle, fields: list[dict], g: str, problems: list[Problem]
     return problems
 
 
-def _check_template_bundle(bundle: Bundle, expected, family,  # type: ignore[no-untyped-def]
-                           g: str, pdf_file: str) -> list[Problem]:
+def _check_template_bundle(bundle: Bundle, expected: Any, family: Family, g: str, pdf_file: str) -> list[Problem]:
     """Renderer template: render the family's template again for the bundle's (uncorrected) expected (where
     each value element is), read the bundle's PDF there (words, checkbox ink), and compare with gt.json."""
     from gtkit.synth.template import render_template
@@ -69,7 +75,8 @@ def _check_template_bundle(bundle: Bundle, expected, family,  # type: ignore[no-
     return problems if fields is None else _compare(bundle, fields, g, problems)
 
 
-def _located_fields(bundle: Bundle, expected, located, pdf_file: str) -> tuple[list | None, list[Problem]]:  # type: ignore[no-untyped-def]
+def _located_fields(bundle: Bundle, expected: Any, located: Located,
+                    pdf_file: str) -> tuple[list[dict[str, Any]] | None, list[Problem]]:
     """The field entries the read-back gives (None when it found problems first), and their problems."""
     from gtkit.synth.pipeline import build_fields
     from gtkit.synth.readback import SynthProblem
@@ -99,8 +106,9 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         return [Problem(g, pointer, message) for pointer, message in undone]
     if family.renderer == "template":
         return _check_template_bundle(bundle, expected, family, g, pdf_file)
-    if not family.allow_split and HUMAN not in map(attrgetter("trust"), flat.entries):  # every fact the check needs is in the PDF, the
-        return verify_synth_bundle(bundle, family)               # family and gt.json (and no correction to undo)
+    if not family.allow_split and HUMAN not in map(attrgetter("trust"), flat.entries):
+        # every fact the check needs is in the PDF, the family and gt.json (and no correction to undo)
+        return verify_synth_bundle(bundle, family)
     from gtkit.synth.layout import plan_document
     from gtkit.synth.readback import locate
 
@@ -115,5 +123,6 @@ def check_synth_bundle(bundle: Bundle) -> list[Problem]:
         recorded_splits = (gt.provenance.parameters or {}).get("split_records")
         if recorded_splits != len(plan.split_records):
             problems.append(Problem(g, "/provenance/parameters/split_records",
-                                    f"gt.json says {recorded_splits!r} records were split, the layout splits {len(plan.split_records)}"))
+                                    f"gt.json says {recorded_splits!r} records were split, "
+                                    f"the layout splits {len(plan.split_records)}"))
     return _compare(bundle, fields, g, problems)

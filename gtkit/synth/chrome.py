@@ -51,7 +51,8 @@ def template_segments(template: str, context: dict[str, Any], family: Family, pa
 def lay_chrome(family: Family, context: dict[str, Any], fonts: dict[str, str], page: int, pages: int,
             content: tuple[float, float, float, float], pp: PagePlan) -> None:
     left, _, right, _ = content
-    for i, spec in enumerate(family.layout.chrome):
+    for i, spec in enumerate(family.required_layout.chrome):
+        assert spec.leading is not None  # filled in by ChromeLine's validation
         font, size, leading, top = fonts[spec.font], spec.size, spec.leading, spec.top
         baseline = top + (leading - size) / 2 + ASCENT * size
         w = Wrapper(font, size)
@@ -71,15 +72,15 @@ def lay_chrome(family: Family, context: dict[str, Any], fonts: dict[str, str], p
                 pp.chrome_runs.append(Run(x, baseline, font, size, text))
                 pp.chrome_items.append(Item(ptr, text, None, (x, top, x + wd, top + leading), page))
                 x += wd + w.m.space
-    for rule in family.layout.rule:
+    for rule in family.required_layout.rule:
         pp.rules.append((left, rule.y, right, rule.y, rule.width))
 
 
 def geometry(family: Family) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
     width, height = family.page_size
-    ml, mt, mr, mb = family.layout.page.margins
+    ml, mt, mr, mb = family.required_layout.page.margins
     content = (ml, mt, width - mr, height - mb)
-    body = family.layout.body
+    body = family.required_layout.body
     top = mt if body.top is None else body.top
     body_box = (ml, top, width - mr, height - mb if body.bottom is None else body.bottom)
     if not (content[1] <= body_box[1] < body_box[3] <= content[3]):

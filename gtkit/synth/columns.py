@@ -48,8 +48,9 @@ class ColumnPacker:
     """Packs record blocks down the columns of the body box, page after page; `pack` returns the plan's pieces."""
 
     def __init__(self, family: Family, fonts: dict[str, str], body_box: tuple[float, float, float, float]):
-        spec = family.layout.columns
+        spec = family.required_layout.columns
         assert spec is not None  # the family's renderer section (Layout checks it is there)
+        assert spec.leading is not None and spec.gap is not None  # filled in by Columns' validation
         self.family, self.spec = family, spec
         self.font, self.size, self.leading, self.gap = fonts[spec.font], spec.size, spec.leading, spec.gap
         self.x0, self.top, x1, self.bottom = body_box
@@ -87,7 +88,7 @@ class ColumnPacker:
         """The record's lines: each `lines` entry's non-null fields side by side, wrapped to the column."""
         block: list[Line] = []
         for names in self.spec.lines:
-            segs = []
+            segs: list[tuple[str | None, str]] = []
             for name in names:
                 text = leaf_text(self.family, name, rec.get(name))
                 if text is not None:

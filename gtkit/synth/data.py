@@ -16,9 +16,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.validators import validator_for
-from reportlab.pdfbase import pdfmetrics
+import jsonschema  # type: ignore[import-untyped]  # its stubs (types-jsonschema) are not a dependency
+from jsonschema.validators import validator_for  # type: ignore[import-untyped]  # as above
+from reportlab.pdfbase import pdfmetrics  # type: ignore[import-untyped]  # types-reportlab is not a dependency
 
 from gtkit.errors import GtkitError
 from gtkit.schema import escape_token

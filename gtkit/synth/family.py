@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import importlib.util
 import re
-
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
@@ -74,11 +73,11 @@ class PageSpec(Strict):
 class FamilyTags(Strict):
     """`[tags]` on the five axes (length is measured per document, never declared)."""
 
-    task: list[str] = []
-    perception: list[str] = []
-    structure: list[str] = []
+    task: list[str] = []  # noqa: RUF012 - pydantic copies the default
+    perception: list[str] = []  # noqa: RUF012 - pydantic copies the default
+    structure: list[str] = []  # noqa: RUF012 - pydantic copies the default
     domain: str | None = None
-    grounding: list[str] = []
+    grounding: list[str] = []  # noqa: RUF012 - pydantic copies the default
 
 
 class TemplateSection(Strict):
@@ -87,10 +86,11 @@ class TemplateSection(Strict):
     layout options (scalars the template reads as `options`, e.g. which pivot a table is drawn in)."""
 
     html: str = "template.html"
-    css: list[str] = ["style.css"]
-    formats: dict[str, Literal["money", "int"]] = {}
+    css: list[str] = ["style.css"]  # noqa: RUF012 - pydantic copies the default
+    formats: dict[str, Literal["money", "int"]] = {}  # noqa: RUF012 - pydantic copies the default
     null_checkbox: Literal["absent", "na"] = "absent"
-    options: dict[str, StrictBool | StrictInt | float | str] = {}  # layout choices, the template's `options`
+    # layout choices, the template's `options`
+    options: dict[str, StrictBool | StrictInt | float | str] = {}  # noqa: RUF012 - pydantic copies the default
 
 
 class FamilyToml(Strict):
@@ -171,6 +171,12 @@ class Family:
         return display(self.formats.get(field_name), value)
 
     @property
+    def required_layout(self) -> Layout:
+        """`layout.toml`, which every family of renderer `columns` or `table` has (a template family has none)."""
+        assert self.layout is not None, f"family {self.name!r} (renderer {self.renderer}) has no layout.toml"
+        return self.layout
+
+    @property
     def formats(self) -> dict[str, str]:
         if self.template is not None:
             return dict(self.template.formats)
@@ -234,7 +240,7 @@ def family_names(root: Path | None = None) -> list[str]:
     return sorted(family_folders(root))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached(folder: str) -> Family:
     return _load(Path(folder))
 

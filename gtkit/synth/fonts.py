@@ -7,16 +7,16 @@ measured to fit is the line that is drawn.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfbase import pdfmetrics  # type: ignore[import-untyped]  # types-reportlab is not a dependency
+from reportlab.pdfbase.ttfonts import TTFont  # type: ignore[import-untyped]  # as above
 
 from gtkit.errors import GtkitError
 from gtkit.paths import FONTS_DIR
 
 
-@lru_cache(maxsize=None)
+@cache
 def register(file_name: str) -> str:
     """Register `templates/fonts/<file_name>` with reportlab once; return the name to draw with."""
     path = FONTS_DIR / file_name
@@ -30,7 +30,7 @@ def register(file_name: str) -> str:
 class Measure:
     """Text widths in points for one (font, size), cached per string (values repeat a lot)."""
 
-    __slots__ = ("font", "size", "_cache", "space")
+    __slots__ = ("_cache", "font", "size", "space")
 
     def __init__(self, font: str, size: float):
         self.font = font

@@ -23,6 +23,7 @@ regions (the column or cell a value belongs to) serve the clipping check.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from gtkit.synth.chrome import geometry, lay_chrome
@@ -41,7 +42,7 @@ __all__ = ["Columns", "Item", "Layout", "Plan", "Run", "Table", "body_columns", 
 
 def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
     """Lay out `expected` (context fields plus records) on pages, by measurement."""
-    fonts = register_fonts(family.layout)
+    fonts = register_fonts(family.required_layout)
     content, body_box = geometry(family)
     records = expected.get(family.records_field) or []
     context = {k: v for k, v in expected.items() if k != family.records_field}
@@ -53,8 +54,9 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
         lay_chrome(family, context, fonts, p, total, content, chrome)
         pp.chrome_runs, pp.chrome_items = chrome.chrome_runs, chrome.chrome_items
         pp.rules = chrome.rules + pp.rules
-    split = frozenset(p.record for p in parts if p.index > 0)
-    groups = family.renderer == "table" and bool(family.layout.table.groups)
+    split = frozenset(p.record for p in parts if p.number > 0)
+    table = family.required_layout.table
+    groups = family.renderer == "table" and table is not None and bool(table.groups)
     return Plan(family.page_size, content, pages, items, rec_pages, heights, body_box, fonts, parts, split,
                 groups, family.rotate)
 
@@ -62,7 +64,7 @@ def plan_document(family: Family, expected: dict[str, Any]) -> Plan:
 def page_chrome(family: Family, expected: dict[str, Any], pages: int) -> list[list[Item]]:
     """The chrome items of every page of a `pages`-page document (running lines, then a table's column header,
     its group titles included), as `plan_document` lays them out, without laying out the records."""
-    fonts = register_fonts(family.layout)
+    fonts = register_fonts(family.required_layout)
     content, body_box = geometry(family)
     context = {k: v for k, v in expected.items() if k != family.records_field}
     header = TablePacker(family, fonts, body_box).header_items if family.renderer == "table" else []
@@ -79,19 +81,20 @@ def body_columns(family: Family) -> tuple[list[tuple[float, float]], tuple[float
     `[table] columns`, or the columns records are packed into (renderer `columns`)."""
     _, body_box = geometry(family)
     if family.renderer == "table":
-        edges = TablePacker(family, register_fonts(family.layout), body_box).edges
-        return list(zip(edges[:-1], edges[1:])), body_box
-    spec = family.layout.columns
+        edges = TablePacker(family, register_fonts(family.required_layout), body_box).edges
+        return list(pairwise(edges)), body_box
+    spec = family.required_layout.columns
     assert spec is not None
     x0, _, x1, _ = body_box
     col_w = (x1 - x0 - spec.gutter * (spec.count - 1)) / spec.count
-    return [(x0 + c * (col_w + spec.gutter), x0 + c * (col_w + spec.gutter) + col_w) for c in range(spec.count)], body_box
+    lefts = [x0 + c * (col_w + spec.gutter) for c in range(spec.count)]
+    return [(left, left + col_w) for left in lefts], body_box
 
 
 def drawing_order(family: Family) -> list[str]:
     """A record's fields in the order they are drawn: a table's columns, or a columns block's lines."""
     if family.renderer == "table":
-        assert family.layout.table is not None
-        return [c.field for c in family.layout.table.columns]
-    assert family.layout.columns is not None
-    return [name for line in family.layout.columns.lines for name in line]
+        assert family.required_layout.table is not None
+        return [c.field for c in family.required_layout.table.columns]
+    assert family.required_layout.columns is not None
+    return [name for line in family.required_layout.columns.lines for name in line]

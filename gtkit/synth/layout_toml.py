@@ -115,7 +115,7 @@ class Table(Strict):
     header_top: StrictFloat | None = None  # default the body top
     columns: list[TableColumn] = Field(min_length=1)
     width_unit: Literal["relative", "points"] = "relative"  # relative widths are scaled to fill the body
-    groups: list[HeaderGroup] = []
+    groups: list[HeaderGroup] = []  # noqa: RUF012 - pydantic copies the default
     group_rule: Points = 0.5  # width of the line under a group title, across its columns (0: none)
     continued: Annotated[str, AfterValidator(_marker_text)] = "(continued)"  # opens a split row's next part
 
@@ -151,9 +151,9 @@ class Layout(Strict):
 
     page: PageSection = PageSection()
     fonts: dict[str, str]
-    formats: dict[str, Literal["money", "int", "grouped"]] = {}
-    chrome: list[ChromeLine] = []
-    rule: list[Rule] = []
+    formats: dict[str, Literal["money", "int", "grouped"]] = {}  # noqa: RUF012 - pydantic copies the default
+    chrome: list[ChromeLine] = []  # noqa: RUF012 - pydantic copies the default
+    rule: list[Rule] = []  # noqa: RUF012 - pydantic copies the default
     body: Body = Body()
     columns: Columns | None = None
     table: Table | None = None

@@ -36,16 +36,17 @@ from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records
 from gtkit.synth.family import Family, get_family
 from gtkit.synth.layout import plan_document
-from gtkit.synth.tags import measured_tags
 from gtkit.synth.readback import SynthProblem, locate
 from gtkit.synth.render import render_pdf
+from gtkit.synth.tags import measured_tags
 from gtkit.workers import DEFAULT_WORKERS, Pool, Progress, no_gc, pool_for, run_inline
 
 MAX_RECORDS = 2_000_000
 MAX_DOCS = 10_000
 
 
-def generate_expected(family: Family, n_records: int, seed: int, records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def generate_expected(family: Family, n_records: int, seed: int,
+                      records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The document's expected object: context fields from (seed, "context"), records from (seed, "records")."""
     context: dict[str, Any] = {}
     if hasattr(family.module, "generate_context"):
@@ -196,8 +197,8 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
         raise _fail(problems, doc_id)
     split = {"split_records": len(plan.split_records)} if family.allow_split else {}
     drawn = {"S1": plan.two_level_header, "P1": located.rotated_pages > 0}
-    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed, parameters={**parameters, **split},
-                         drawn=drawn)
+    envelope = _envelope(family, expected, located, fields, doc_id=doc_id, seed=seed,
+                         parameters={**parameters, **split}, drawn=drawn)
     problems.extend(_numeric_problems(fields))
     if problems:
         raise _fail(problems, doc_id)

@@ -17,7 +17,7 @@ ASCENT = 0.8  # baseline sits this many font sizes below the top of the glyph bo
 class Run:
     """One string drawn at (x, baseline y) in one font."""
 
-    __slots__ = ("x", "y", "font", "size", "text")
+    __slots__ = ("font", "size", "text", "x", "y")
 
     def __init__(self, x: float, y: float, font: str, size: float, text: str):
         self.x, self.y, self.font, self.size, self.text = x, y, font, size, text
@@ -26,9 +26,10 @@ class Run:
 class Item:
     """One value occurrence (pointer set) or literal chrome (pointer None), in drawing order."""
 
-    __slots__ = ("pointer", "chars", "text", "record", "region", "page")
+    __slots__ = ("chars", "page", "pointer", "record", "region", "text")
 
-    def __init__(self, pointer: str | None, text: str, record: int | None, region: tuple[float, float, float, float], page: int):
+    def __init__(self, pointer: str | None, text: str, record: int | None, region: tuple[float, float, float, float],
+                 page: int):
         self.pointer = pointer
         self.text = text
         self.chars = "".join(text.split())
@@ -53,7 +54,7 @@ class Part(NamedTuple):
     """One piece of a record's block in one column: the whole record, or a part of a split record."""
 
     record: int
-    index: int  # 0 for the first part; a continuation (index > 0) starts with the marker
+    number: int  # 0 for the first part; a continuation (number > 0) starts with the marker
     page: int  # 0-based
     column: int
     region: tuple[float, float, float, float]  # the part's box, the marker included

@@ -19,8 +19,8 @@ A split record's continuation marker (family `allow_split`) is an item without a
 pointer: its words are consumed in order like chrome and never become evidence.
 
 Mechanical checks made here, all from the PDF: every value found exactly once and
-on the page the records say (a record on one page unless the plan split it); no word outside the page margins or outside its
-column/cell; no two words overlapping; every font embedded.
+on the page the records say (a record on one page unless the plan split it); no word outside
+the page margins or outside its column/cell; no two words overlapping; every font embedded.
 """
 
 from __future__ import annotations
@@ -107,12 +107,12 @@ def locate(plan: Plan, pdf: bytes | str | Path, *, on_page: Callable[[int], None
         wrong = walk.page_count_problem(n_pages, len(plan.pages))
         if wrong:
             return Located(pages=n_pages, page_sizes=[], problems=[SynthProblem("", wrong)])
-        here = n_pages
+        here, rest = n_pages, None
         if pool is not None and not pool.inline and n_pages >= 8:
             here = n_pages - round(n_pages * WORKER_SHARE)
-        rest = None
-        if here < n_pages:
-            rest = pool.submit(read_pages, pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()), here, n_pages)
+            if here < n_pages:
+                rest = pool.submit(read_pages, pdf if isinstance(pdf, bytes) else str(Path(pdf).absolute()), here,
+                                   n_pages)
 
         def pages() -> Iterator[PageWords]:
             for p in range(here):
@@ -132,7 +132,8 @@ WORKER_SHARE = 0.55
 read-back and the matching the rest, all of it done here, so the worker gets a little more than half."""
 
 
-def _locate(plan: Plan, walk: PageWalk, pages: Iterable[PageWords], n_pages: int, on_page) -> Located:
+def _locate(plan: Plan, walk: PageWalk, pages: Iterable[PageWords], n_pages: int,
+            on_page: Callable[[int], None] | None) -> Located:
     out = Located(pages=n_pages, page_sizes=walk.page_sizes)
     problems = out.problems
     items = plan.body_items
@@ -181,7 +182,8 @@ def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: d
         elif cursor < n_items:
             item = items[cursor]
         else:
-            problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} where no more values were expected"))
+            problems.append(SynthProblem("", f"page {p + 1}: unexpected text {' '.join(texts[k:k + 6])!r} "
+                                             "where no more values were expected"))
             return cursor, None, starts
         # consume the words spelling the item (whitespace removed, characters compared exactly)
         end = spelled_end(texts, k, item.chars)
@@ -193,10 +195,12 @@ def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: d
         if item.record is not None:
             cursor += 1
             if item.page != p:
-                problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, the layout put it on page {item.page + 1}"))
+                problems.append(SynthProblem(item.pointer or "", f"{describe(item)} is on page {p + 1}, "
+                                                                 f"the layout put it on page {item.page + 1}"))
             seen = record_page.setdefault(item.record, p)
             if seen != p and item.record not in plan.split_records:  # a split record: each item's page is checked
-                problems.append(SynthProblem(item.pointer or "", f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
+                problems.append(SynthProblem(item.pointer or "",
+                                             f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
         if item.pointer is not None:
             if end == k + 1:
                 wl = [norm[k]]
@@ -209,7 +213,8 @@ def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: d
             ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
             if item.record is not None:
                 if item.pointer in evidence:  # a record value is drawn once, never in two pieces
-                    problems.append(SynthProblem(item.pointer, f"page {p + 1}: {describe(item)} is printed more than once"))
+                    problems.append(SynthProblem(item.pointer,
+                                                 f"page {p + 1}: {describe(item)} is printed more than once"))
                 evidence[item.pointer] = [ev]
             else:
                 evidence.setdefault(item.pointer, []).append(ev)
@@ -249,21 +254,24 @@ def drawing_problems(p: int, texts: list[str], coords: np.ndarray, regions: list
     if not n:
         return problems
     cl, ct, cr, cb = content
-    counts = np.diff(np.array(starts + [n], dtype=np.int64))
-    regions = np.repeat(np.array(regions, dtype=float).reshape(-1, 4), counts, axis=0)
+    counts: np.ndarray = np.diff(np.array([*starts, n], dtype=np.int64))  # numpy's stubs make it timedelta64
+    own = np.repeat(np.array(regions, dtype=float).reshape(-1, 4), counts, axis=0)  # each word's region
     owner = np.repeat(np.arange(len(counts)), counts)
     # clipping: each word inside its own column/cell region and inside the page margins
     bad = (
-        (coords[:, 0] < regions[:, 0] - TOL) | (coords[:, 2] > regions[:, 2] + TOL)
-        | (coords[:, 1] < regions[:, 1] - TOL) | (coords[:, 3] > regions[:, 3] + TOL)
+        (coords[:, 0] < own[:, 0] - TOL) | (coords[:, 2] > own[:, 2] + TOL)
+        | (coords[:, 1] < own[:, 1] - TOL) | (coords[:, 3] > own[:, 3] + TOL)
         | (coords[:, 0] < cl - TOL) | (coords[:, 2] > cr + TOL)
         | (coords[:, 1] < ct - TOL) | (coords[:, 3] > cb + TOL)
     )
     for w in np.nonzero(bad)[0][:20]:
         it = item_at(int(owner[w]))
         problems.append(SynthProblem(it.pointer or "", f"page {p + 1}: word {texts[w]!r} of {describe(it)} is clipped: "
-                                     f"box {[round(v, 1) for v in coords[w]]} outside its region {[round(v, 1) for v in it.region]}"))
+                                     f"box {[round(v, 1) for v in coords[w]]} "
+                                     f"outside its region {[round(v, 1) for v in it.region]}"))
     for a, b in overlapping_pairs(coords)[:20]:
         ia, ib = item_at(int(owner[a])), item_at(int(owner[b]))
-        problems.append(SynthProblem(ia.pointer or ib.pointer or "", f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) overlaps word {texts[b]!r} ({describe(ib)})"))
+        problems.append(SynthProblem(ia.pointer or ib.pointer or "",
+                                     f"page {p + 1}: word {texts[a]!r} ({describe(ia)}) "
+                                     f"overlaps word {texts[b]!r} ({describe(ib)})"))
     return problems

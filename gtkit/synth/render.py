@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from reportlab.pdfgen import canvas
+from reportlab.pdfgen import canvas  # type: ignore[import-untyped]  # types-reportlab is not a dependency
 
 from gtkit.synth.plan import Plan, chrome_and_header
 

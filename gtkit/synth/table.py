@@ -32,8 +32,11 @@ class TablePacker:
     """Lays records out as table rows on pages; `pack` returns the plan's pieces."""
 
     def __init__(self, family: Family, fonts: dict[str, str], body_box: Box):
-        spec = family.layout.table
+        spec = family.required_layout.table
         assert spec is not None  # the family's renderer section (Layout checks it is there)
+        # filled in by Table's validation (the defaults of the leadings and of the header's font and size)
+        assert spec.leading is not None and spec.header_font is not None
+        assert spec.header_size is not None and spec.header_leading is not None
         self.family, self.spec, self.cols = family, spec, spec.columns
         self.font, self.size, self.leading = fonts[spec.font], spec.size, spec.leading
         self.hfont, self.hsize, self.hleading = fonts[spec.header_font], spec.header_size, spec.header_leading
@@ -61,8 +64,8 @@ class TablePacker:
         edges = [self.x0]
         if self.spec.width_unit == "relative":
             scale = (self.x1 - self.x0) / sum(c.width for c in self.cols)
-            for c in self.cols:
-                edges.append(edges[-1] + c.width * scale)
+            for col in self.cols:
+                edges.append(edges[-1] + col.width * scale)
             return edges
         body = self.x1 - self.x0
         for c, col in enumerate(self.cols):
@@ -155,7 +158,8 @@ class TablePacker:
                     x = cx1 - self.wrapper.m(text) if right else cx0 + off
                     pp.body_runs.append(Run(x, y + li * leading + self.pad, self.font, self.size, text))
                     texts.append(text)
-            self.items.append(Item(lines[0][0][0], " ".join(texts), r, (self.edges[c], y, self.edges[c + 1], y + h), page))
+            cell = (self.edges[c], y, self.edges[c + 1], y + h)
+            self.items.append(Item(lines[0][0][0], " ".join(texts), r, cell, page))
 
     def _next_page(self) -> None:
         self.pages[-1].end_item = len(self.items)
@@ -168,8 +172,9 @@ class TablePacker:
     def _too_tall(self, r: int, cells: list[Cell | None], room: float) -> GtkitError:
         c = max(range(len(cells)), key=lambda k: len(cells[k] or ()))
         h = len(cells[c] or ()) * self.leading
-        return GtkitError(f"/table/columns/{c}/width: record {r}'s {self.cols[c].field} wraps to {len(cells[c] or ())} "
-                          f"lines ({h:.0f} pt), taller than any row can be ({room:.0f} pt of body on a page)", self.where)
+        return GtkitError(f"/table/columns/{c}/width: record {r}'s {self.cols[c].field} wraps to "
+                          f"{len(cells[c] or ())} lines ({h:.0f} pt), taller than any row can be "
+                          f"({room:.0f} pt of body on a page)", self.where)
 
     def _place(self, r: int, rec: dict[str, Any]) -> None:
         cells = self._cells(r, rec)

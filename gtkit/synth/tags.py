@@ -76,13 +76,13 @@ def header_apart(fields: list[dict[str, Any]]) -> bool:
     if not keyed:
         return False
     own: dict[str, list[list[float]]] = defaultdict(list)  # a keyed record -> its own values' pages and boxes
-    for i, path in enumerate(paths):
+    for j, path in enumerate(paths):
         m = _INNERMOST.match(path)
-        if m and m.group(1) in keyed and int(where[i]) not in headers:
-            own[m.group(1)].append(table[i].tolist())
+        if m and m.group(1) in keyed and int(where[j]) not in headers:
+            own[m.group(1)].append(table[j].tolist())
     first = {int(where[i]): int(i) for i in shared[::-1]}  # a box's first entry
     for k, records in headers.items():
-        page, hx0, hy0, hx1, hy1 = table[first[k]].tolist()
+        page, _, hy0, hx1, hy1 = table[first[k]].tolist()
         for record in records:
             mine = own.get(record, [])
             if mine and all(b[0] != page for b in mine):
@@ -116,11 +116,12 @@ def measured_tags(declared: dict[str, Any], records_field: str, records: int, fi
     grounding = [t for t in declared.get("grounding", []) if t not in MEASURED_GROUNDING]
     grounding += ["G3"] * nested + ["G4"] * checkbox
     perception = list(declared.get("perception", []))
-    for tag, axis in DRAWN.items() if drawn is not None else ():
-        kept = perception if axis == "perception" else structure
-        if tag in kept:
-            kept.remove(tag)
-        if drawn.get(tag):
-            kept.append(tag)
+    if drawn is not None:
+        for tag, axis in DRAWN.items():
+            kept = perception if axis == "perception" else structure
+            if tag in kept:
+                kept.remove(tag)
+            if drawn.get(tag):
+                kept.append(tag)
     return {"task": sorted(task), "perception": sorted(perception), "structure": sorted(structure),
             "length": length_tag(pages), "domain": declared.get("domain"), "grounding": sorted(grounding)}

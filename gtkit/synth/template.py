@@ -75,7 +75,7 @@ def element_id(pointer: str) -> str:
     return ID_PREFIX + pointer.replace("%", "%25").replace(" ", "%20")
 
 
-def describe_pointer(pointer: str, records_field: str | None = None) -> str:
+def describe_pointer(pointer: str) -> str:
     parts = split_pointer(pointer)
     if len(parts) >= 3 and parts[1].isdigit():
         nested = "/".join(parts[2:])
@@ -88,7 +88,7 @@ class _Fetcher:
     templates/fonts; every refusal is remembered (weasyprint only warns) and fails the render."""
 
     def __init__(self, roots: list[Path]):
-        from weasyprint.urls import URLFetcher, URLFetcherResponse
+        from weasyprint.urls import URLFetcher, URLFetcherResponse  # type: ignore[import-untyped]  # no py.typed marker
 
         self.roots = [r.resolve() for r in roots]
         self.refused: list[str] = []
@@ -200,7 +200,8 @@ class _Drawer:
         if isinstance(value, bool):
             raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is a boolean: draw it with box(), never as text")
         if isinstance(value, (list, dict)):
-            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} holds a {type(value).__name__}: v() draws scalars")
+            raise GtkitError(f"{pointer}: {describe_pointer(pointer)} holds a {type(value).__name__}: "
+                             "v() draws scalars")
         name = split_pointer(pointer)[-1]
         text = " ".join(self.family.display(name, value).split())
         eid = self._claim(pointer, Mark(pointer, "text", text, also=self._also(pointer, text, also)))
@@ -251,7 +252,8 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
         raise GtkitError(f"line {e.lineno}: template syntax error: {e.message}", e.filename or html_name) from None
     except GtkitError as e:
         file, line = _template_line(e)
-        raise GtkitError(f"line {line}: {e.message}" if line else e.message, file or family.folder / html_name) from None
+        raise GtkitError(f"line {line}: {e.message}" if line else e.message,
+                         file or family.folder / html_name) from None
     except jinja2.UndefinedError as e:
         file, line = _template_line(e)
         raise GtkitError(f"line {line}: undefined variable: {e.message}", file or family.folder / html_name) from None
@@ -260,7 +262,8 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
         raise GtkitError(f"line {line}: {type(e).__name__}: {e}", file or family.folder / html_name) from None
     template_file = family.folder / html_name
     for pointer in sorted(drawer.twice):
-        raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is drawn more than once by the template", template_file)
+        raise GtkitError(f"{pointer}: {describe_pointer(pointer)} is drawn more than once by the template",
+                         template_file)
     drawn = drawer.drawn
     for pointer, _node, value in iter_leaves(compile_schema(family.schema), expected):
         if value is not None and pointer not in drawn:
@@ -271,8 +274,8 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
 
 def render_template(family: Family, expected: dict[str, Any], *, title: str, measure: bool = True) -> Rendered:
     """Render the family's template for `expected` into PDF bytes, with each value element's page and box."""
-    import weasyprint
-    from weasyprint.text.fonts import FontConfiguration
+    import weasyprint  # type: ignore[import-untyped]  # weasyprint ships no py.typed marker
+    from weasyprint.text.fonts import FontConfiguration  # type: ignore[import-untyped]  # as above
 
     assert family.template is not None
     html, drawer = render_html(family, expected, title)

@@ -36,7 +36,7 @@ INK_EMPTY = 0.02  # at most this share reads as unchecked; between the two is an
 @lru_cache(maxsize=1)
 def shipped_font_names() -> frozenset[str]:
     """PostScript names of the fonts under templates/fonts (what an embedded font must be)."""
-    from fontTools.ttLib import TTFont
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]  # fontTools ships no py.typed marker
 
     names = set()
     for path in FONTS_DIR.iterdir():
@@ -79,8 +79,8 @@ def _locate(rendered: Rendered, doc: pymupdf.Document) -> Located:
         problems.append(SynthProblem("", walk.problem))
     for eid, mark in rendered.marks.items():
         if eid not in found:
-            problems.append(SynthProblem(mark.pointer, f"{describe_pointer(mark.pointer)} ({mark.text or mark.checked!r}) "
-                                         "has no place in the PDF (hidden or not laid out)"))
+            what = f"{describe_pointer(mark.pointer)} ({mark.text or mark.checked!r})"
+            problems.append(SynthProblem(mark.pointer, f"{what} has no place in the PDF (hidden or not laid out)"))
             if len(problems) > 50:
                 break
     allowed = shipped_font_names()
@@ -147,7 +147,8 @@ def _mark_evidence(page: pymupdf.Page, p: int, mark: Mark, rect: tuple[float, fl
     x0, y0, x1, y1 = rect
     if mark.kind == "checkbox":
         if len(inside):
-            problems.append(SynthProblem(pointer, f"page {p + 1}: text {texts[inside[0]]!r} inside the checkbox of {what}"))
+            problems.append(SynthProblem(pointer,
+                                         f"page {p + 1}: text {texts[inside[0]]!r} inside the checkbox of {what}"))
             return None
         ink = checkbox_ink(page, rect)
         drawn = True if ink >= INK_CHECKED else False if ink <= INK_EMPTY else None
@@ -169,8 +170,8 @@ def _mark_evidence(page: pymupdf.Page, p: int, mark: Mark, rect: tuple[float, fl
     clipped = ((wc[:, 0] < x0 - TOL) | (wc[:, 2] > x1 + TOL) | (wc[:, 1] < y0 - TOL) | (wc[:, 3] > y1 + TOL))
     if clipped.any():
         w = inside[np.nonzero(clipped)[0][0]]
-        problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[w]!r} of {what} sticks out of its "
-                                     f"element ({[round(v, 1) for v in coords[w]]} outside {[round(v, 1) for v in rect]})"))
+        problems.append(SynthProblem(pointer, f"page {p + 1}: word {texts[w]!r} of {what} sticks out of its element "
+                                     f"({[round(v, 1) for v in coords[w]]} outside {[round(v, 1) for v in rect]})"))
         return None
     wl = [norm[i] for i in inside]
     box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]

@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gtkit.errors import Problem
-from gtkit.errors import GtkitError
+from gtkit.errors import GtkitError, Problem
 from gtkit.format import GT_NAME, PDF_NAME, Bundle
 from gtkit.format.flat import FlatEntries
 from gtkit.pdf import PageWalk, PageWords, each_page, open_document
@@ -177,9 +176,9 @@ class _Recorded:
         self.word_boxes = flat.word_boxes[rows]
         self.union_boxes = np.full((n, 4), np.nan)
         self.union_boxes[ok] = flat.boxes[ev]  # a missing box is NaN: never equal to a box found
-        quotes_ = np.full(n, None, dtype=object)
+        quotes_ = np.full(n, "", dtype=object)  # "" where no page takes the value (its quote_len -1 never matches)
         quotes_[ok] = quotes[ev]
-        self.quotes: list[str | None] = quotes_.tolist()
+        self.quotes: list[str] = quotes_.tolist()
         self.quote_len = np.full(n, -1, dtype=np.int64)
         self.quote_len[ok] = np.fromiter(map(len, quotes_[ok]), np.int64, int(ok.sum()))
         self.regions, self.starts_x, self.table = regions, starts_x, table
@@ -259,8 +258,9 @@ def verify_synth_bundle(bundle: Bundle, family: Family) -> list[Problem]:
     for pointer, found in v.chrome_found.items():  # document-level values printed in the chrome, once a page
         i = flat.index.get(pointer)
         if i is not None and not _matches(flat.entries[i].readings[0].evidence, found):
+            recorded = len(flat.entries[i].readings[0].evidence)
             out.append(Problem(g, f"/fields/{i}", f"evidence of {pointer} differs from what the PDF shows "
-                                                  f"({len(flat.entries[i].readings[0].evidence)} recorded, {len(found)} found)"))
+                                                  f"({recorded} recorded, {len(found)} found)"))
     return out + v.evidence_problems
 
 
@@ -362,10 +362,11 @@ class _Verify:
                 if not table:  # a columns block: the column its first word starts in
                     region = regions[max(int(np.searchsorted(starts_x, coords[k, 0] + TOL, side="right")) - 1, 0)]
             elif p != last_page:
-                self.problems.append(SynthProblem(pointer, f"record {r} is split across pages {last_page + 1} and {page1}"))
+                self.problems.append(SynthProblem(pointer,
+                                                  f"record {r} is split across pages {last_page + 1} and {page1}"))
             last_record, last_page = r, p
             i = index(pointer)
-            evidence = entries[i].readings[0].evidence if i is not None else ()
+            evidence = entries[i].readings[0].evidence if i is not None else []
             ev = evidence[0] if len(evidence) == 1 else None
             words = ev.words if ev is not None else None
             m = len(words) if words else 0
@@ -384,14 +385,15 @@ class _Verify:
             owner_regions.append(regions[c] if table else region)
             starts.append(k)
             cursor += 1
-            if end == k + 1:
-                same = (m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k])  # type: ignore[index,union-attr]
+            if ev is None or words is None or ev.page != page1 or ev.verified is not True or ev.quad is not None:
+                same = False
+            elif end == k + 1:
+                same = m == 1 and words[0] == norm[k] and ev.box == norm[k] and ev.quote == texts[k]
             else:
                 same = m == end - k and _matches([ev], [_found(p, texts, norm, k, end)])
-            if i is not None and not (same and ev.page == page1 and ev.verified is True and ev.quad is None):  # type: ignore[union-attr]
-                if len(self.evidence_problems) < MAX_EVIDENCE_PROBLEMS:
-                    self.evidence_problems.append(Problem(self.g, f"/fields/{i}", f"evidence of {pointer} differs from "
-                                                          f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
+            if i is not None and not same and len(self.evidence_problems) < MAX_EVIDENCE_PROBLEMS:
+                self.evidence_problems.append(Problem(self.g, f"/fields/{i}", f"evidence of {pointer} differs from "
+                                                      f"what the PDF shows ({len(evidence)} recorded, 1 found)"))
             k = end
         self.cursor, self.last_record, self.last_page, self.region = cursor, last_record, last_page, region
         return ok
@@ -412,8 +414,8 @@ def _unprinted(bundle: Bundle, family: Family, in_chrome: set[str], pdf_file: st
         for name in hidden:
             value = rec.get(name) if isinstance(rec, dict) else None
             if value is not None:
-                pointer = f"{head}/{r}/{escape_token(name)}"
-                out.append(Problem(pdf_file, "/expected" + pointer, f"value {value!r} is not printed anywhere in the PDF"))
+                out.append(Problem(pdf_file, f"/expected{head}/{r}/{escape_token(name)}",
+                                   f"value {value!r} is not printed anywhere in the PDF"))
     return out
 
 
@@ -440,7 +442,7 @@ def _row_order(p: int, coords: np.ndarray, owners: list[Item | int], values: lis
     bad = backwards | (same_column & (top[1:] < bottom[:-1] - 2 * TOL))
     out = []
     for j in np.nonzero(bad)[0][:20]:
-        a, b = values[owners[first[j]]], values[owners[first[j + 1]]]  # type: ignore[index]
+        a, b = values[owners[first[j]]], values[owners[first[j + 1]]]
         out.append(SynthProblem(b[0], f"page {p + 1}: record {b[1]} is drawn over or above record {a[1]} (its words "
                                       f"begin at y {top[j + 1]:.1f}, record {a[1]}'s end at {bottom[j]:.1f})"))
     return out
