@@ -25,21 +25,12 @@ from pydantic import ValidationError
 
 from gtkit.corrections import log_problems, recorded
 from gtkit.errors import GtkitError, Problem
-from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, sha256_file
-from gtkit.format import (
-    GT_NAME,
-    INDEX_NAME,
-    PDF_NAME,
-    READABLE_VERSIONS,
-    SCHEMA_NAME,
-    Bundle,
-    GroundTruth,
-    iter_bundle_dirs,
-)
+from gtkit.files.read import canonical_sha256, read_json, read_json_bytes, sha256_file
+from gtkit.format.bundle import Bundle, iter_bundle_dirs
 from gtkit.format.decode import FieldRecord, decode_ground_truth
 from gtkit.format.flat import FlatEntries
-from gtkit.format.models import upgrade_fields
-from gtkit.format.writer import field_entry_errors
+from gtkit.format.models import READABLE_VERSIONS, GroundTruth, upgrade_fields
+from gtkit.format.writer import GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, field_entry_errors
 from gtkit.pdf import open_pdf
 from gtkit.schema import (
     check_schema,

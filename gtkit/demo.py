@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from gtkit.check import check_path
-from gtkit.degrade import degrade
+from gtkit.degrade.pipeline import degrade
 from gtkit.errors import GtkitError
-from gtkit.fileio import write_bytes_atomic, write_json_atomic
-from gtkit.format import read_bundle, write_dataset
+from gtkit.files.write import write_bytes_atomic, write_json_atomic
+from gtkit.format.bundle import read_bundle
+from gtkit.format.writer import write_dataset
 from gtkit.pipelines import CHECKS
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, record_arrays

@@ -19,8 +19,7 @@ import jsonschema  # type: ignore[import-untyped]  # its stubs (types-jsonschema
 from jsonschema.validators import validator_for  # type: ignore[import-untyped]  # types-jsonschema is not a dependency
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json
-from gtkit.textfile import json_depth
+from gtkit.files.read import json_depth, read_json
 from gtkit.typed import escape_token
 
 Kind = Literal["scalar", "scalar_list", "object", "records"]

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json, read_jsonl, read_toml
+from gtkit.files.read import read_json, read_jsonl, read_toml
 
 M = TypeVar("M", bound=BaseModel)
 

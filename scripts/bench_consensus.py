@@ -58,7 +58,7 @@ def tree_rss_kb(root: int) -> int:
 
 def phases(ws: Path, root: Path) -> None:
     from gtkit.consensus import report, run
-    from gtkit.format import read_bundles
+    from gtkit.format.bundle import read_bundles
     from gtkit.scoring.truth import Truth
 
     gc.disable()  # as run_consensus does

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from gtkit.cli import main as gtkit_main
-from gtkit.fileio import read_jsonl
+from gtkit.files.read import read_jsonl
 from gtkit.review.state import Review
 from gtkit.testing.simulate import Rates, simulate
 

@@ -32,8 +32,8 @@ import numpy as np
 import pymupdf
 
 from gtkit import __version__
-from gtkit.fileio import canonical_sha256, sha256_bytes
-from gtkit.format import (
+from gtkit.files.read import canonical_sha256, sha256_bytes
+from gtkit.format.models import (
     FORMAT_VERSION,
     DocumentInfo,
     FieldEntry,
@@ -42,8 +42,8 @@ from gtkit.format import (
     Reading,
     SchemaInfo,
     Tags,
-    write_bundle,
 )
+from gtkit.format.writer import write_bundle
 
 FIELDS = ["owner", "address", "city", "state", "property_type", "amount", "holder", "year"]
 SCHEMA = {

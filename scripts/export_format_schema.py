@@ -1,6 +1,6 @@
 """Regenerate the shipped JSON Schemas of the format from the pydantic models."""
 
-from gtkit.fileio import write_bytes_atomic
+from gtkit.files.write import write_bytes_atomic
 from gtkit.format.schema_export import rendered
 
 for path, text in rendered().items():

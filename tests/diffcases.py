@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from gtkit.format import Tags
+from gtkit.format.models import Tags
 from gtkit.schema import compile_schema, iter_leaves
 from gtkit.scoring.engine import score_truth
 from gtkit.scoring.truth import Truth, TruthCell

@@ -144,7 +144,7 @@ def test_cycles_are_found():
 # Bottom to top. A module belongs to the most specific area that holds it. `gtkit` itself counts as a foundation:
 # statically it holds only `__version__`; its front door names its targets as strings, loaded on first use.
 LAYERS = [
-    ("foundations", ("gtkit.errors", "gtkit.fileio", "gtkit.claim", "gtkit.textfile", "gtkit.paths", "gtkit.rng",
+    ("foundations", ("gtkit.errors", "gtkit.files", "gtkit.paths", "gtkit.rng",
                      "gtkit.geometry", "gtkit.typed", "gtkit.workers", "gtkit.pdf", "gtkit.schema")),
     ("format", ("gtkit.format",)),
     ("core", ("gtkit.check", "gtkit.corrections", "gtkit.scoring", "gtkit.views")),

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from helpers import make_bundle, make_gt, run_cli
 
-from gtkit.format import Bundle
+from gtkit.format.bundle import Bundle
 from gtkit.scoring.engine import score_prediction
 from gtkit.scoring.explain import grounding
 from gtkit.scoring.normalize import accepts, value_key
@@ -104,7 +104,7 @@ def test_explain_file_through_the_cli_at_the_boundary(tmp_path, capsys):
     pdf, gt = make_gt(SCHEMA, {"name": "Acme"}, doc_id="d")
     ev = gt.fields[0].readings[0].evidence[0]
     gt.fields[0].readings[0].evidence[0] = ev.model_copy(update={"box": TRUTH_BOX, "words": None})
-    from gtkit.format import write_bundle
+    from gtkit.format.writer import write_bundle
 
     write_bundle(tmp_path / "gt", pdf=pdf, schema=SCHEMA, gt=gt)
     for name, box, word in (("at", HALF, True), ("under", UNDER, False)):

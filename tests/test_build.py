@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from gtkit.builder import build, read_plan
+from gtkit.builder.plan import read_plan
+from gtkit.builder.run import build
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "small-plan.toml"
 

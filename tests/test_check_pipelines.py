@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from gtkit.consensus.run import run_consensus
-from gtkit.degrade import degrade
+from gtkit.degrade.pipeline import degrade
 from gtkit.synth.pipeline import synth
 from gtkit.testing.simulate import simulate
 

@@ -156,29 +156,29 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(verb: str, source: Path, tmp
 
 
 def test_a_file_output_that_appears_after_its_check_is_left_alone(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from gtkit import fileio
     from gtkit.errors import GtkitError
+    from gtkit.files import outputs
 
     out = tmp_path / "page.png"
-    checked = fileio.check_output
+    checked = outputs.check_output
 
     def check_then_someone_writes(*args, **kw) -> None:  # type: ignore[no-untyped-def]
         checked(*args, **kw)
         out.write_bytes(b"someone else's")
 
-    monkeypatch.setattr(fileio, "check_output", check_then_someone_writes)
+    monkeypatch.setattr(outputs, "check_output", check_then_someone_writes)
     with pytest.raises(GtkitError, match="already exists"):
-        fileio.write_output_file(out, b"gtkit's", force=False, replaceable=lambda _: True)
+        outputs.write_output_file(out, b"gtkit's", force=False, replaceable=lambda _: True)
     assert out.read_bytes() == b"someone else's"
     assert sorted(os.listdir(tmp_path)) == ["page.png"]  # no temp file, no lock
 
 
 def test_a_lock_file_of_a_live_holder_refuses_in_process(tmp_path: Path) -> None:
-    from gtkit.claim import claim
     from gtkit.errors import GtkitError
+    from gtkit.files.outputs import claim
 
     target = tmp_path / "out"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from gtkit.claim import claim\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from gtkit.files.outputs import claim\n"
                                f"with claim(__import__('pathlib').Path({str(target)!r})):\n"
                                "    print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE)
     try:

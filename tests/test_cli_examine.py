@@ -215,8 +215,8 @@ def test_check_and_show_on_an_unusable_pdf_are_one_line(tmp_path, capsys, damage
     import pymupdf
     from helpers import make_gt
 
-    from gtkit.fileio import sha256_bytes
-    from gtkit.format import write_bundle
+    from gtkit.files.read import sha256_bytes
+    from gtkit.format.writer import write_bundle
 
     pdf, gt = make_gt(INVOICE_SCHEMA, INVOICE)
     bad = {"encrypted": pymupdf.open(stream=pdf, filetype="pdf").tobytes(

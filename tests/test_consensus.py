@@ -16,8 +16,8 @@ from gtkit.consensus.cells import ALL_NULL, MAJORITY, MODEL_FAILURE, SCHEMA_AMBI
 from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
-from gtkit.fileio import canonical_sha256
-from gtkit.format import read_bundles
+from gtkit.files.read import canonical_sha256
+from gtkit.format.bundle import read_bundles
 from gtkit.schema import compile_schema
 
 SCHEMA: dict[str, Any] = {

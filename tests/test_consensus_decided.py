@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 
 DOC, CELL, OTHER = "sim-3-000", "/customer", "/po_number"
 ID = f"{DOC}#{CELL}"
@@ -28,7 +28,7 @@ def built(tmp_path_factory) -> Path:
     simulate(root / "inv", seed=3, n_docs=1, n_rows=4)
     plan = root / "plan.toml"
     plan.write_text('seed = 1\n[[consensus]]\nname = "invoices"\nfolder = "inv"\n')
-    from gtkit.builder import build
+    from gtkit.builder.run import build
 
     build(plan, root / "ds", workers=1)
     return root / "ds"

@@ -25,7 +25,7 @@ from gtkit.consensus.run import run_consensus
 from gtkit.consensus.votes import type_problem
 from gtkit.consensus.writable import enclosing_row, field_of, renumber
 from gtkit.errors import GtkitError
-from gtkit.fileio import canonical_sha256
+from gtkit.files.read import canonical_sha256
 from gtkit.pipelines import CHECKS
 from gtkit.schema import compile_schema, errors_at, nullable, validation_errors
 

@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 
 from gtkit.cli import main
 from gtkit.dataset.extractbench import TAG_AXES, dotted_path, flat_tags, tags_by_axis, xywh, xyxy
-from gtkit.format import Envelope, Tags, read_bundle, read_index, write_dataset
+from gtkit.format.bundle import read_bundle, read_index
+from gtkit.format.models import Tags
+from gtkit.format.writer import Envelope, write_dataset
 
 HARNESS = ROOT / "scripts" / "extractbench_harness.py"
 

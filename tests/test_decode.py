@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gtkit.errors import GtkitError
-from gtkit.format import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.format.bundle import load_field_records, load_ground_truth
 from gtkit.format.decode import (
     NOT_DECODED,
@@ -29,6 +28,7 @@ from gtkit.format.decode import (
     ReadingRecord,
     decode_json,
 )
+from gtkit.format.models import FORMAT_VERSION, Evidence, FieldEntry, Reading
 from gtkit.scoring.predictions import Citation, Citations, _CitationRecord, _fast_citations, bad_citation
 from gtkit.scoring.truth import TruthCell
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from test_degrade_support import make_clean_bundle
 
-from gtkit.degrade import degrade
-from gtkit.degrade.pipeline import plan_page
+from gtkit.degrade.pipeline import degrade, plan_page
 from gtkit.degrade.recipe import Recipe, load_recipe
 from gtkit.errors import GtkitError
 from gtkit.typed import parse

@@ -16,7 +16,7 @@ from gtkit.degrade import ops
 from gtkit.degrade.boxes import transform_evidence
 from gtkit.degrade.pipeline import apply_plan, plan_page, rasterize
 from gtkit.degrade.recipe import list_recipes, load_recipe
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.format.models import Evidence
 
 DPI = 150

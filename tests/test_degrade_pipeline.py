@@ -14,10 +14,11 @@ from test_degrade_support import make_clean, make_clean_bundle
 
 from gtkit.check import check_bundle
 from gtkit.cli import main
-from gtkit.degrade import degrade
 from gtkit.degrade.boxes import COORD_DECIMALS
-from gtkit.fileio import sha256_bytes, sha256_file
-from gtkit.format import read_bundle, write_bundle
+from gtkit.degrade.pipeline import degrade
+from gtkit.files.read import sha256_bytes, sha256_file
+from gtkit.format.bundle import read_bundle
+from gtkit.format.writer import write_bundle
 from gtkit.geometry import apply_homography, box_corners
 from gtkit.pipelines import CHECKS
 

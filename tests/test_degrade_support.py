@@ -9,8 +9,8 @@ import numpy as np
 import pymupdf
 
 from gtkit import __version__
-from gtkit.fileio import canonical_sha256, sha256_bytes
-from gtkit.format import (
+from gtkit.files.read import canonical_sha256, sha256_bytes
+from gtkit.format.models import (
     FORMAT_VERSION,
     DocumentInfo,
     Evidence,
@@ -20,8 +20,8 @@ from gtkit.format import (
     Reading,
     SchemaInfo,
     Tags,
-    write_bundle,
 )
+from gtkit.format.writer import write_bundle
 
 PAGE_W, PAGE_H = 612.0, 792.0
 

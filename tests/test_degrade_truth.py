@@ -12,8 +12,8 @@ import pytest
 from test_degrade_support import make_clean_bundle
 
 from gtkit.check import check_bundle
-from gtkit.degrade import degrade
 from gtkit.degrade.fit import MAX_ATTEMPTS, fitting_geometry
+from gtkit.degrade.pipeline import degrade
 from gtkit.errors import GtkitError
 from gtkit.pipelines import CHECKS
 
@@ -87,7 +87,7 @@ def test_check_fails_a_quad_that_leaves_the_page(clean, tmp_path):  # type: igno
 
 
 def test_nan_parameters_and_singular_homographies_are_one_line(clean, tmp_path):  # type: ignore[no-untyped-def]
-    from gtkit.degrade import prepare
+    from gtkit.degrade.pipeline import prepare
 
     recipe = tmp_path / "nan.toml"
     recipe.write_text('[[stages]]\nstage = "blur"\nsigma = nan\n')

@@ -10,9 +10,10 @@ import pytest
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import write_bytes_atomic
-from gtkit.format import gt_bytes, read_bundle, read_bundles, write_bundle
+from gtkit.files.write import write_bytes_atomic
+from gtkit.format.bundle import read_bundle, read_bundles
 from gtkit.format.schema_export import gt_json_schema, rendered
+from gtkit.format.writer import gt_bytes, write_bundle
 
 
 def _semantic(schema):  # type: ignore[no-untyped-def]
@@ -114,7 +115,7 @@ def test_dataset_path_may_not_escape(tmp_path):
 def test_null_reading_with_evidence_is_invalid():
     from pydantic import ValidationError
 
-    from gtkit.format import Evidence, Reading
+    from gtkit.format.models import Evidence, Reading
 
     with pytest.raises(ValidationError):
         Reading(value=None, evidence=[Evidence(page=1)])

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from gtkit.degrade.recipe import load_recipe
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle, read_index
+from gtkit.format.bundle import read_bundle, read_index
 from gtkit.paths import FAMILIES_DIR, RECIPES_DIR
 from gtkit.scoring.predictions import load_prediction
 from gtkit.scoring.truth import Truth
@@ -161,7 +161,7 @@ def test_family_and_layout_toml(tmp_path_factory, data, which):  # type: ignore[
 def degraded(tmp_path_factory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
     from test_degrade_support import make_clean_bundle
 
-    from gtkit.degrade import degrade
+    from gtkit.degrade.pipeline import degrade
 
     root = tmp_path_factory.mktemp("rp")
     clean = make_clean_bundle(root / "clean", n_lines=3)
@@ -172,7 +172,7 @@ def degraded(tmp_path_factory) -> tuple[Path, Path]:  # type: ignore[no-untyped-
 @FUZZ
 @given(data=st.data())
 def test_replay_record(degraded, tmp_path_factory, data):  # type: ignore[no-untyped-def]
-    from gtkit.degrade import prepare
+    from gtkit.degrade.pipeline import prepare
 
     clean, fax = degraded
     prov = json.loads((fax / "gt.json").read_text())["provenance"]

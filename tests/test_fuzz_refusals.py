@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle, read_index
+from gtkit.format.bundle import read_bundle, read_index
 from gtkit.scoring.predictions import CITATIONS_INVALID, NOT_JSON, NOT_OBJECT, load_prediction
 from gtkit.scoring.truth import Truth
 

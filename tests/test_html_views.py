@@ -11,9 +11,9 @@ import pytest
 from helpers import run_cli as run
 
 from gtkit.cli import main
-from gtkit.degrade import degrade
+from gtkit.degrade.pipeline import degrade
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.scoring.engine import Counts, DocumentScore
 from gtkit.synth.pipeline import synth
 from gtkit.views.html_pages import MARKER, box_style, is_html_view, show_value, write_view

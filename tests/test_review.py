@@ -22,7 +22,7 @@ from review_helpers import consensus_output, start_server
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 
 
 @pytest.fixture(scope="module")
@@ -566,7 +566,7 @@ def test_a_line_that_cannot_be_cut_back_is_said_and_blocks_further_writes(fresh,
 def test_a_fifo_in_place_of_the_decisions_file_is_refused_at_once(tmp_path):
     """append_line opens without waiting (O_NONBLOCK): a FIFO with no reader, swapped in for the file, is refused
     in one line instead of hanging the server until something reads it."""
-    from gtkit.fileio import append_line
+    from gtkit.files.write import append_line
 
     fifo = tmp_path / "decisions.jsonl"
     os.mkfifo(fifo)
@@ -655,7 +655,7 @@ def test_apply_now_empties_the_decisions_file_with_the_dataset_or_not_at_all(fre
     """Emptying decisions.jsonl fails (an I/O error): apply now is 503 and nothing is applied, rather than a
     dataset with the decisions in it and a file still holding them (which the next apply, and the next start,
     would refuse as decided twice); once the error is gone, every decision is applied once."""
-    import gtkit.fileio
+    import gtkit.files.write
     from gtkit.review.app import create_app
     from gtkit.review.state import Review
 
@@ -669,7 +669,7 @@ def test_apply_now_empties_the_decisions_file_with_the_dataset_or_not_at_all(fre
     decisions = fresh / "decisions.jsonl"
     before = {k: data for k, (_, data) in _files(fresh).items()}
     eio = OSError(errno.EIO, os.strerror(errno.EIO))
-    real_ftruncate, real_temp = os.ftruncate, gtkit.fileio.new_temp_file
+    real_ftruncate, real_temp = os.ftruncate, gtkit.files.write.new_temp_file
 
     def ftruncate(fd: int, size: int) -> None:   # emptied in place
         if os.readlink(f"/proc/self/fd/{fd}").endswith("/decisions.jsonl"):
@@ -682,7 +682,7 @@ def test_apply_now_empties_the_decisions_file_with_the_dataset_or_not_at_all(fre
         return real_temp(folder, name)
 
     monkeypatch.setattr(os, "ftruncate", ftruncate)
-    monkeypatch.setattr(gtkit.fileio, "new_temp_file", new_temp_file)
+    monkeypatch.setattr(gtkit.files.write, "new_temp_file", new_temp_file)
     status, answer = post("/api/apply", b"")
     error = json.loads(answer)["error"]
     assert status == 503 and os.strerror(errno.EIO) in error and len(error.splitlines()) == 1, answer

@@ -16,7 +16,7 @@ from review_helpers import start_server
 
 from gtkit.check import check_path
 from gtkit.cli import main
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.pipelines import CHECKS
 
 

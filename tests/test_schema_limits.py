@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
+from gtkit.files.read import json_depth
 from gtkit.schema import MAX_NESTING, check_schema
-from gtkit.textfile import json_depth
 
 NODE = {"type": "object", "properties": {"name": {"type": "string"}, "child": {"$ref": "#/$defs/node"}}}
 RECURSIVE = {"$defs": {"node": NODE}, "type": "object", "properties": {"root": {"$ref": "#/$defs/node"}}}

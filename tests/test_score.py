@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle, make_gt
 
-from gtkit.format import Bundle
+from gtkit.format.bundle import Bundle
 from gtkit.scoring.engine import missing_prediction, score_prediction
 from gtkit.scoring.run import score_path
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from gtkit.format import Bundle
+from gtkit.format.bundle import Bundle
 from gtkit.scoring.engine import score_prediction
 from gtkit.scoring.pairing import align_rows
 

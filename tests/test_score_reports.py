@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import run_cli as run
 
-from gtkit.degrade import degrade
-from gtkit.format import read_bundle
+from gtkit.degrade.pipeline import degrade
+from gtkit.format.bundle import read_bundle
 from gtkit.synth.pipeline import synth
 
 

@@ -13,7 +13,7 @@ import pytest
 from gtkit.check import check_path
 from gtkit.cli import main
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle, read_index
+from gtkit.format.bundle import read_bundle, read_index
 from gtkit.pipelines import CHECKS
 from gtkit.synth.family import family_names, get_family
 from gtkit.synth.layout import plan_document

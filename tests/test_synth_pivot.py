@@ -18,7 +18,7 @@ from helpers import run_cli as run
 
 from gtkit.cli import main
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected

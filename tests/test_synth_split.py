@@ -18,7 +18,7 @@ import pytest
 import gtkit.synth.family as family_mod
 from gtkit.check import check_bundle, check_path
 from gtkit.errors import GtkitError
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.paths import FAMILIES_DIR
 from gtkit.pipelines import CHECKS
 from gtkit.synth.family import get_family

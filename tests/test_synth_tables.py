@@ -20,7 +20,7 @@ from gtkit.degrade import ops
 from gtkit.degrade.boxes import transform_evidence
 from gtkit.degrade.pipeline import plan_page, rasterize
 from gtkit.degrade.recipe import load_recipe
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.format.models import Evidence
 from gtkit.paths import FAMILIES_DIR
 from gtkit.pdf import page_words

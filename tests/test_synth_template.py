@@ -11,7 +11,7 @@ import pytest
 from helpers import pdftotext_words
 from helpers import run_cli as run
 
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.synth import family as family_mod
 from gtkit.synth.family import get_family
 from gtkit.synth.pipeline import generate_expected

@@ -1,4 +1,4 @@
-"""What every reader of a text file shares (`gtkit.textfile`): JSON (and TOML) nested past `MAX_JSON_DEPTH` is
+"""What every reader of a text file shares (`gtkit.files.read`): JSON (and TOML) nested past `MAX_JSON_DEPTH` is
 refused in one line naming the file, at any depth, never a RecursionError."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gtkit.errors import GtkitError
-from gtkit.textfile import MAX_JSON_DEPTH, json_depth, parse_json
+from gtkit.files.read import MAX_JSON_DEPTH, json_depth, parse_json
 
 DEPTHS = [3_000, 100_000]
 
@@ -130,7 +130,7 @@ OBJECTS = st.dictionaries(st.text(min_size=1, max_size=5), st.none() | st.intege
 def test_every_reader_gives_the_same_with_and_without_a_byte_order_mark(tmp_path_factory, objects):  # type: ignore[no-untyped-def]
     import tomli_w
 
-    from gtkit.fileio import read_json, read_jsonl, read_toml
+    from gtkit.files.read import read_json, read_jsonl, read_toml
 
     folder = tmp_path_factory.mktemp("bom")
     texts = {"a.json": json.dumps(objects, ensure_ascii=False),
@@ -151,7 +151,7 @@ SEPARATORS = st.sampled_from(["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1
 def test_json_lines_keep_values_holding_unicode_line_separators(tmp_path_factory, objects):  # type: ignore[no-untyped-def]
     """gtkit writes JSON Lines with ensure_ascii=False, so U+2028 and its kin appear raw inside values: only \\n
     ends a line."""
-    from gtkit.fileio import read_jsonl
+    from gtkit.files.read import read_jsonl
     from gtkit.synth.data import _rows
     from gtkit.synth.family import get_family
 

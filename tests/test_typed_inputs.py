@@ -188,7 +188,7 @@ def test_the_test_recipe_is_valid(clean, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def degraded(clean, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    from gtkit.degrade import degrade
+    from gtkit.degrade.pipeline import degrade
 
     out = tmp_path_factory.mktemp("degraded") / "inv-fax"
     degrade(clean, out, recipe="fax", seed=3, dpi=50)

@@ -6,7 +6,7 @@ import json
 
 from helpers import INVOICE, INVOICE_SCHEMA, make_bundle
 
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.scoring.run import score_path
 
 

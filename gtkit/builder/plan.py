@@ -296,7 +296,7 @@ def _degrade_tasks(plan: BuildPlan, path: Path, synth: list[SynthTask]) -> list[
 
 def _consensus_tasks(plan: BuildPlan, path: Path) -> list[ConsensusTask]:
     from gtkit.consensus.inputs import check_schema_hash, choose_citing, discover, load_systems, schema_version
-    from gtkit.fileio import canonical_sha256
+    from gtkit.files.read import canonical_sha256
     from gtkit.schema import load_schema
 
     tasks: list[ConsensusTask] = []

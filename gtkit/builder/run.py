@@ -31,9 +31,9 @@ from gtkit.builder.plan import (
     read_plan,
     split_of,
 )
-from gtkit.claim import claim
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, dumps_json, write_bytes_atomic
+from gtkit.files.outputs import check_output, claim
+from gtkit.files.write import dumps_json, write_bytes_atomic
 from gtkit.workers import DEFAULT_WORKERS, KindProgress
 
 PLAN_NAME = "build-plan.json"
@@ -89,7 +89,7 @@ def _same_work(marker: Path, plan: bytes) -> bool:
 
 
 def _ours(path: Path) -> bool:
-    from gtkit.format import is_gtkit_output
+    from gtkit.format.writer import is_gtkit_output
 
     return is_gtkit_output(path) or (path / PLAN_NAME).is_file()
 
@@ -149,9 +149,8 @@ def _facts(gt: Any) -> dict[str, Any]:
 
 def write_index(out: Path, expanded: Expanded) -> BuildReport:
     """dataset.jsonl from the bundles on disk, in plan order, each line with its split."""
-    from gtkit.format import GT_NAME, DatasetWriter
     from gtkit.format.bundle import load_field_records, load_ground_truth
-    from gtkit.format.writer import index_entry
+    from gtkit.format.writer import GT_NAME, DatasetWriter, index_entry
 
     report = BuildReport()
     dataset = DatasetWriter(out)

@@ -17,7 +17,7 @@ from gtkit.builder.plan import ConsensusTask, DegradeTask, SynthTask
 
 def make_synth(task: SynthTask, out: str) -> str:
     """The synth bundle `out/<doc_id>` (records from the task's seed, rendered, read back, checked)."""
-    from gtkit.format import write_bundle_output
+    from gtkit.format.writer import write_bundle_output
     from gtkit.synth.family import get_family
     from gtkit.synth.pipeline import build_document, generate_expected
 

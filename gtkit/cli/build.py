@@ -22,7 +22,7 @@ def build(
     force: bool = typer.Option(False, "--force", help="Start over in a folder gtkit wrote (another plan's build)."),
 ) -> None:
     """Build a dataset from a plan: resumable (a rerun makes only what is missing), parallel, same bytes."""
-    from gtkit.builder import build as run
+    from gtkit.builder.run import build as run
 
     with progress_bars() as progress:
         report = run(plan, out, workers=workers, executor=executor, scheduler=scheduler, force=force,

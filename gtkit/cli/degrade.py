@@ -24,8 +24,8 @@ def degrade(
     workers: int = typer.Option(1, "--workers", "-j", help="Worker processes (output bytes do not depend on it)."),
 ) -> None:
     """Re-capture bundles as scans: image-only PDF, boxes moved by each page's homography."""
-    from gtkit.degrade import degrade as run
     from gtkit.degrade.pipeline import PRELOAD
+    from gtkit.degrade.pipeline import degrade as run
 
     with Pool(workers, preload=PRELOAD) as pool, progress_bar("degrade") as progress:
         folders = run(source, out, recipe=recipe, seed=seed, dpi=dpi, replay=replay, force=force, pool=pool,
@@ -36,7 +36,7 @@ def degrade(
 @app.command()
 def recipes() -> None:
     """List the scan recipes with a one-line description."""
-    from gtkit.degrade import list_recipes
+    from gtkit.degrade.recipe import list_recipes
 
     rows = list_recipes()
     width = max((len(n) for n, _ in rows), default=0)

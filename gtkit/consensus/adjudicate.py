@@ -50,20 +50,11 @@ from gtkit.consensus.pointers import delete_at, get_at, node_at, optional_key, s
 from gtkit.consensus.votes import type_problem
 from gtkit.corrections import CORRECTIONS, correction_record, recorded
 from gtkit.errors import GtkitError
-from gtkit.fileio import Version, file_version, read_jsonl, write_bytes_atomic
-from gtkit.format import (
-    GT_NAME,
-    Bundle,
-    DatasetEntry,
-    Envelope,
-    evidence_entry,
-    field_entry,
-    is_dataset,
-    read_bundle,
-    read_index,
-    write_bundle_output,
-    write_dataset,
-)
+from gtkit.files.read import Version, file_version, read_jsonl
+from gtkit.files.write import write_bytes_atomic
+from gtkit.format.bundle import Bundle, is_dataset, read_bundle, read_index
+from gtkit.format.models import DatasetEntry
+from gtkit.format.writer import GT_NAME, Envelope, evidence_entry, field_entry, write_bundle_output, write_dataset
 from gtkit.schema import Node, compile_schema, iter_leaves, nullable, validation_errors
 from gtkit.scoring.normalize import value_key
 

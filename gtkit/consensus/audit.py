@@ -22,8 +22,9 @@ from gtkit.consensus.inputs import CITATIONS_SUFFIX, Systems, load_systems, read
 from gtkit.consensus.votes import NULL, Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, read_jsonl, write_output_file
-from gtkit.format import Bundle, read_bundles
+from gtkit.files.outputs import check_output, write_output_file
+from gtkit.files.read import read_jsonl
+from gtkit.format.bundle import Bundle, read_bundles
 from gtkit.schema import compile_schema
 from gtkit.scoring.normalize import comparator_key
 

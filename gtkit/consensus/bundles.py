@@ -18,8 +18,9 @@ from gtkit.consensus.evidence import CitedEvidence
 from gtkit.consensus.inputs import schema_version
 from gtkit.consensus.model import Consensus
 from gtkit.consensus.votes import INVALID, key_json
-from gtkit.fileio import sha256_file
-from gtkit.format import LENIENCIES, Envelope, field_entry
+from gtkit.files.read import sha256_file
+from gtkit.format.models import LENIENCIES
+from gtkit.format.writer import Envelope, field_entry
 from gtkit.pdf import DocumentWords
 
 

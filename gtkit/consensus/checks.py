@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gtkit.errors import Problem
-from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.bundle import Bundle
+from gtkit.format.writer import GT_NAME, PDF_NAME
 from gtkit.pdf import DocumentWords
 from gtkit.scoring.normalize import comparator_key, value_key
 
 if TYPE_CHECKING:
-    from gtkit.format import Evidence, FieldEntry, Reading
     from gtkit.format.decode import EvidenceRecord, FieldRecord, ReadingRecord
+    from gtkit.format.models import Evidence, FieldEntry, Reading
 
 TRUSTS = {"agreed", "pending", "adjudicated", "human"}
 CITED = {"agreed", "pending"}  # boxes a system cited; a person's boxes are theirs to answer for

@@ -27,7 +27,7 @@ from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_
 from pydantic_core import PydanticCustomError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_jsonl
+from gtkit.files.read import read_jsonl
 from gtkit.typed import Strict, non_finite, parse
 
 Action = Literal["accept", "edit", "null", "box", "reject"]

@@ -13,7 +13,7 @@ from typing import Any, TypeGuard
 from gtkit.consensus.cells import Cell
 from gtkit.consensus.checks import box_problem
 from gtkit.consensus.votes import NULL
-from gtkit.format import evidence_entry
+from gtkit.format.writer import evidence_entry
 from gtkit.pdf import DocumentWords
 
 Citations = dict[str, list[dict[str, Any]]]   # the system's own JSON Pointer -> [{page, box}]

@@ -41,7 +41,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat
 from pydantic_core import PydanticCustomError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json, read_toml
+from gtkit.files.read import read_json, read_toml
 from gtkit.typed import Strict, parse
 
 DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

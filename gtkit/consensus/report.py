@@ -8,7 +8,7 @@ from typing import Any
 
 from gtkit.consensus.cells import ALL_NULL, CAUSES, SCHEMA_AMBIGUITY, TIERS, UNANIMOUS
 from gtkit.consensus.model import Consensus
-from gtkit.format import Tags
+from gtkit.format.models import Tags
 from gtkit.scoring.engine import score_truth
 from gtkit.scoring.report import summarize
 from gtkit.scoring.truth import Truth, TruthCell

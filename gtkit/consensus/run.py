@@ -48,8 +48,10 @@ from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.consensus.writable import withhold_unwritable
-from gtkit.fileio import canonical_sha256, check_output, dumps_json
-from gtkit.format import is_gtkit_output, write_dataset
+from gtkit.files.outputs import check_output
+from gtkit.files.read import canonical_sha256
+from gtkit.files.write import dumps_json
+from gtkit.format.writer import is_gtkit_output, write_dataset
 from gtkit.schema import compile_schema, load_schema
 from gtkit.scoring.truth import Truth
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from gtkit.dataset.inventory import SPLITS, TRUST_LEVELS, DocSummary, summaries
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, staged_dir, write_bytes_atomic, write_output_file
+from gtkit.files.outputs import check_output, staged_dir, write_output_file
+from gtkit.files.write import write_bytes_atomic
 
 CARD_NAME = "CARD.md"
 FIGURES_DIR = "card"

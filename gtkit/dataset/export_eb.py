@@ -23,8 +23,9 @@ from typing import Any
 from gtkit.dataset.extractbench import dotted_path, flat_tags, with_null_defaults, xywh
 from gtkit.dataset.inventory import SPLITS, iter_documents, length_split
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, dumps_json, staged_dir, write_bytes_atomic
-from gtkit.format import Bundle
+from gtkit.files.outputs import check_output, staged_dir
+from gtkit.files.write import dumps_json, write_bytes_atomic
+from gtkit.format.bundle import Bundle
 from gtkit.format.writer import GT_NAME
 from gtkit.schema import compile_schema, iter_leaves, record_arrays
 

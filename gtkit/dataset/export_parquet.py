@@ -23,7 +23,8 @@ from typing import Any
 from gtkit.dataset.export_eb import EXPORT_NAME, is_export
 from gtkit.dataset.inventory import TRUST_LEVELS, iter_documents
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, dumps_json, staged_dir, write_bytes_atomic
+from gtkit.files.outputs import check_output, staged_dir
+from gtkit.files.write import dumps_json, write_bytes_atomic
 
 DOCUMENTS = "documents.parquet"
 CELLS = "cells.parquet"

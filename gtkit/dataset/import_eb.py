@@ -23,9 +23,9 @@ from pydantic import Field
 
 from gtkit.dataset.extractbench import dotted_path, tags_by_axis, xyxy
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output
-from gtkit.format import Envelope, evidence_entry, field_entry, is_gtkit_output, length_tag, write_dataset
-from gtkit.format.models import Leniency
+from gtkit.files.outputs import check_output
+from gtkit.format.models import Leniency, length_tag
+from gtkit.format.writer import Envelope, evidence_entry, field_entry, is_gtkit_output, write_dataset
 from gtkit.pdf import page_sizes
 from gtkit.schema import Node, check_schema, compile_schema, guess_node, join_pointer
 from gtkit.scoring.normalize import value_key

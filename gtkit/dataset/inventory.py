@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.format import Bundle, GroundTruth, Tags, is_dataset, read_bundle, read_index
-from gtkit.format.bundle import safe_child
+from gtkit.format.bundle import Bundle, is_dataset, read_bundle, read_index, safe_child
+from gtkit.format.models import GroundTruth, Tags
 from gtkit.format.writer import GT_NAME, INDEX_NAME
 
 TRUST_LEVELS = ("constructed", "agreed", "adjudicated", "human", "pending")

@@ -10,7 +10,8 @@ import numpy as np
 from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.degrade.fit import EDGE_TOL
 from gtkit.errors import Problem
-from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.bundle import Bundle
+from gtkit.format.writer import GT_NAME, PDF_NAME
 from gtkit.pdf import open_document, page_words
 
 TOLERANCE = 1e-9

@@ -27,21 +27,11 @@ from gtkit.degrade.legibility import check_legible
 from gtkit.degrade.recipe import Recipe, load_recipe, sample_geometry, slug
 from gtkit.degrade.record import DegradedGt, DegradeRecord
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, read_json, sha256_file
-from gtkit.format import (
-    GT_NAME,
-    PDF_NAME,
-    Bundle,
-    Envelope,
-    ParentRef,
-    Tags,
-    is_dataset,
-    is_gtkit_output,
-    iter_bundle_dirs,
-    read_bundle,
-    write_bundle_output,
-    write_dataset,
-)
+from gtkit.files.outputs import check_output
+from gtkit.files.read import read_json, sha256_file
+from gtkit.format.bundle import Bundle, is_dataset, iter_bundle_dirs, read_bundle
+from gtkit.format.models import ParentRef, Tags
+from gtkit.format.writer import GT_NAME, PDF_NAME, Envelope, is_gtkit_output, write_bundle_output, write_dataset
 from gtkit.pdf import page_sizes
 from gtkit.rng import generator
 from gtkit.typed import parse

@@ -40,7 +40,7 @@ from pydantic import (
 from gtkit.degrade.params import FloatPair, FloatRange, IntPair, IntRange, Params, draw
 from gtkit.degrade.stages import NON_RIGID, RIGID_GEOMETRY, STAGES, Stage
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_toml
+from gtkit.files.read import read_toml
 from gtkit.paths import RECIPES_DIR, RECIPES_ENV, search_path
 from gtkit.typed import Strict, parse
 

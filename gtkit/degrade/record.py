@@ -27,7 +27,7 @@ from pydantic import (
 from gtkit.degrade.params import Finite
 from gtkit.degrade.recipe import Recipe
 from gtkit.degrade.stages import STAGES
-from gtkit.format import GroundTruth, ParentRef
+from gtkit.format.models import GroundTruth, ParentRef
 from gtkit.typed import Strict, error_at
 
 Row = tuple[Finite, Finite, Finite]

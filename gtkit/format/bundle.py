@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import canonical_sha256, read_json, read_json_bytes, read_jsonl, sha256_file
+from gtkit.files.read import canonical_sha256, read_json, read_json_bytes, read_jsonl, sha256_file
 from gtkit.format.decode import FieldRecord, decode_ground_truth, records_of
 from gtkit.format.models import READABLE_VERSIONS, DatasetEntry, FieldEntry, GroundTruth, upgrade_fields
 from gtkit.format.writer import FIELD_ENTRIES, GT_NAME, INDEX_NAME, PDF_NAME, SCHEMA_NAME, validate_field_dicts

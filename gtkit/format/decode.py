@@ -20,8 +20,8 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta, Struct
 
+from gtkit.files.read import MAX_JSON_DEPTH, json_depth
 from gtkit.format.models import FORMAT_VERSION, Leniency, Trust
-from gtkit.textfile import MAX_JSON_DEPTH, json_depth
 from gtkit.workers import no_gc
 
 MAX_VALUE_DEPTH = 255
@@ -141,7 +141,7 @@ NOT_DECODED = object()
 def decode_json(raw: bytes) -> Any:
     """A JSON document decoded as `json.loads` decodes it, or `NOT_DECODED` where this faster decoder is stricter
     (a non-UTF-8 encoding, NaN, a number out of range, a lone surrogate, bad JSON) or the document nests deeper
-    than `gtkit.textfile.MAX_JSON_DEPTH`: then use `gtkit.textfile.parse_json`, which accepts it or says why not."""
+    than `gtkit.files.read.MAX_JSON_DEPTH`: then use `gtkit.files.read.parse_json`, which accepts it or says why not."""
     try:
         with no_gc():
             value = _any_decoder.decode(raw)

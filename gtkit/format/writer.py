@@ -37,7 +37,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from gtkit import __version__
 from gtkit.errors import GtkitError
-from gtkit.fileio import canonical_sha256, dumps_json, new_temp_file, sha256_file, staged_dir, write_bytes_atomic
+from gtkit.files.outputs import staged_dir
+from gtkit.files.read import canonical_sha256, sha256_file
+from gtkit.files.write import dumps_json, new_temp_file, write_bytes_atomic
 from gtkit.format.models import FORMAT_VERSION, DatasetEntry, FieldEntry, GroundTruth, Tags
 from gtkit.typed import pointer_of, validation_message
 

@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import AppendFailed
+from gtkit.files.write import AppendFailed
 from gtkit.review.state import Review
 from gtkit.review.store import ApplyFailed, ChangedUnderUs
 

@@ -17,8 +17,8 @@ from typing import Any
 from gtkit.consensus.adjudicate import decided_elsewhere, is_consensus_output
 from gtkit.consensus.filenames import DRAW_NAME, QUEUE_NAME
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_jsonl
-from gtkit.format import read_bundle
+from gtkit.files.read import read_jsonl
+from gtkit.format.bundle import read_bundle
 from gtkit.schema import Node, split_pointer
 
 

@@ -21,9 +21,9 @@ from gtkit.consensus.adjudicate import bundle_entries, is_consensus_output, requ
 from gtkit.consensus.decisions import Action, Boxes
 from gtkit.consensus.pointers import node_at
 from gtkit.errors import GtkitError
-from gtkit.fileio import Version, file_version, read_json
-from gtkit.format import GT_NAME, INDEX_NAME, is_dataset, read_bundle
-from gtkit.format.bundle import safe_child
+from gtkit.files.read import Version, file_version, read_json
+from gtkit.format.bundle import is_dataset, read_bundle, safe_child
+from gtkit.format.writer import GT_NAME, INDEX_NAME
 from gtkit.review.detail import DocView, detail
 from gtkit.review.items import Item, load_items
 from gtkit.review.pages import PageImages

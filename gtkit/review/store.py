@@ -5,7 +5,7 @@ the dataset by adjudication's own `Session` (an unknown cell, a cell decided twi
 wrong type, a page beyond the document, an `expected` the schema refuses), exactly as
 `gtkit adjudicate` will check it; only then is it appended, flushed and fsynced, so a browser closed
 or a server killed loses nothing that was acknowledged. A line that cannot be written whole (a full
-disk) is cut off again (`gtkit.fileio.append_line`): the file always ends on a complete line.
+disk) is cut off again (`gtkit.files.write.append_line`): the file always ends on a complete line.
 
 The file is the server's alone while it runs: the size, modification time and SHA-256 of what it
 last saw are kept, and a file changed under it (another editor, a second server, a symbolic link put
@@ -31,8 +31,9 @@ from typing import Any
 from gtkit.consensus.adjudicate import Session, adjudicate
 from gtkit.consensus.decisions import Decision, parse_decision, read_decisions
 from gtkit.errors import DiskFull, GtkitError, disk_full
-from gtkit.fileio import AppendFailed, append_line, file_version
-from gtkit.format import GT_NAME
+from gtkit.files.read import file_version
+from gtkit.files.write import AppendFailed, append_line
+from gtkit.format.writer import GT_NAME
 from gtkit.scoring.normalize import value_key
 
 DECISIONS_NAME = "decisions.jsonl"

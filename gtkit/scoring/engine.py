@@ -28,7 +28,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gtkit.format import Bundle, Tags
+from gtkit.format.bundle import Bundle
+from gtkit.format.models import Tags
 from gtkit.geometry import iou
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
 from gtkit.scoring.explain import grounding, how_matched

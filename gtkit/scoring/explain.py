@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, read_jsonl, write_output_file
+from gtkit.files.outputs import check_output, write_output_file
+from gtkit.files.read import read_jsonl
 from gtkit.geometry import iou
 from gtkit.scoring.normalize import cell_keys, keys_match, value_key
 

@@ -20,8 +20,8 @@ import msgspec
 from pydantic import AfterValidator, BeforeValidator, Field, RootModel, ValidationError
 
 from gtkit.errors import GtkitError
+from gtkit.files.read import parse_json
 from gtkit.format.decode import NOT_DECODED, decode_json
-from gtkit.textfile import parse_json
 from gtkit.typed import Strict, validation_message
 from gtkit.workers import no_gc
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gtkit.errors import GtkitError
-from gtkit.format import Tags
+from gtkit.format.models import Tags
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]  # pandas-stubs is not a dependency

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output
-from gtkit.format import iter_bundle_dirs
+from gtkit.files.outputs import check_output
+from gtkit.format.bundle import iter_bundle_dirs
 from gtkit.format.decode import no_gc
 from gtkit.scoring.engine import DocumentScore, missing_prediction, score_truth
 from gtkit.scoring.explain import explain_lines, is_explain_file, write_explain

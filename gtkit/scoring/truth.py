@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
-from gtkit.format import FieldEntry, GroundTruth, Tags, read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.format.decode import FieldRecord, no_gc
+from gtkit.format.models import FieldEntry, GroundTruth, Tags
 from gtkit.workers import Pool, Task
 
 

@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from gtkit.corrections import HUMAN, original_expected, recorded
 from gtkit.errors import GtkitError, Problem
-from gtkit.fileio import canonical_sha256
-from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.files.read import canonical_sha256
+from gtkit.format.bundle import Bundle
+from gtkit.format.writer import GT_NAME, PDF_NAME
 from gtkit.synth.family import Family, get_family
 from gtkit.synth.verify import verify_synth_bundle
 
 if TYPE_CHECKING:
-    from gtkit.format import Evidence, FieldEntry
     from gtkit.format.decode import EvidenceRecord, FieldRecord
+    from gtkit.format.models import Evidence, FieldEntry
     from gtkit.synth.readback import Located
 
 

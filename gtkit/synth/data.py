@@ -21,10 +21,10 @@ from jsonschema.validators import validator_for  # type: ignore[import-untyped] 
 from reportlab.pdfbase import pdfmetrics  # type: ignore[import-untyped]  # types-reportlab is not a dependency
 
 from gtkit.errors import GtkitError
+from gtkit.files.read import decode_text, parse_json
 from gtkit.schema import escape_token
 from gtkit.synth.family import Family
 from gtkit.synth.fonts import register
-from gtkit.textfile import decode_text, parse_json
 
 TEMPLATE_BODY_FONT = "LiberationSans-Regular.ttf"
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator, model_validator
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import read_json
+from gtkit.files.read import read_json
 from gtkit.paths import FAMILIES_DIR, FAMILIES_ENV, search_path
 from gtkit.schema import check_schema, compile_schema
 from gtkit.synth.layout_toml import Layout, read_layout

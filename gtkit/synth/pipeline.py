@@ -21,16 +21,10 @@ from typing import Any
 import numpy as np
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, sha256_file
-from gtkit.format import (
-    BundleWriter,
-    DatasetEntry,
-    Envelope,
-    field_entry,
-    is_gtkit_output,
-    write_bundle_output,
-    write_dataset,
-)
+from gtkit.files.outputs import check_output
+from gtkit.files.read import sha256_file
+from gtkit.format.models import DatasetEntry
+from gtkit.format.writer import BundleWriter, Envelope, field_entry, is_gtkit_output, write_bundle_output, write_dataset
 from gtkit.rng import derive_seed, generator
 from gtkit.schema import compile_schema, iter_leaves, validation_errors
 from gtkit.synth.data import load_records

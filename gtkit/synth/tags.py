@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from gtkit.format import length_tag
+from gtkit.format.models import length_tag
 
 MEASURED_STRUCTURE = ("S2", "S3", "S4")
 MEASURED_TASK = ("T1.b",)

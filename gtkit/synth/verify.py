@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from gtkit.errors import GtkitError, Problem
-from gtkit.format import GT_NAME, PDF_NAME, Bundle
+from gtkit.format.bundle import Bundle
 from gtkit.format.flat import FlatEntries
+from gtkit.format.writer import GT_NAME, PDF_NAME
 from gtkit.pdf import PageWalk, PageWords, each_page, open_document
 from gtkit.schema import compile_schema, escape_token, iter_leaves
 from gtkit.synth.chrome import geometry

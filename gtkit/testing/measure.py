@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gtkit.format import read_bundles
+from gtkit.format.bundle import read_bundles
 from gtkit.schema import compile_schema
 from gtkit.scoring.normalize import comparator_key
 from gtkit.testing.simulate import ROW_FIELDS, SCHEMA, TOP_FIELDS, Truth

@@ -19,7 +19,7 @@ from typing import Any
 
 from gtkit.check import check_path
 from gtkit.consensus.checks import check_consensus_bundle
-from gtkit.format import read_bundles
+from gtkit.format.bundle import read_bundles
 from gtkit.scoring.normalize import comparator_key
 from gtkit.testing.simulate_strict import COMPARATORS, StrictTruth, truth_cells
 

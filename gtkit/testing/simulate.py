@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.fileio import canonical_sha256, dumps_json
+from gtkit.files.read import canonical_sha256
+from gtkit.files.write import dumps_json
 from gtkit.rng import generator
 from gtkit.schema import compile_schema, iter_leaves
 from gtkit.scoring.normalize import comparator_key

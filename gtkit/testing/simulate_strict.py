@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from gtkit.fileio import canonical_sha256, dumps_json
+from gtkit.files.read import canonical_sha256
+from gtkit.files.write import dumps_json
 from gtkit.rng import generator
 
 SYSTEMS = {"google-a": "google", "google-b": "google", "openai-a": "openai", "openai-b": "openai", "qwen": "qwen"}

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gtkit.format import Bundle, read_bundle
+from gtkit.format.bundle import Bundle, read_bundle
 from gtkit.views.html_pages import (
     PageJob,
     box_style,
@@ -87,7 +87,7 @@ def write_bundle_html(bundle: Path, out: Path, *, pool: Pool, dpi: int = 110, la
                       force: bool = False) -> None:
     """Write the view of the bundle folder `bundle` to the folder `out` (atomically; `force` replaces an earlier
     HTML view, never an input)."""
-    from gtkit.fileio import check_output
+    from gtkit.files.outputs import check_output
     from gtkit.views.html_pages import is_html_view
 
     check_output(Path(out), force=force, inputs=[bundle], replaceable=is_html_view)  # before reading anything

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, dumps_json, staged_dir
+from gtkit.files.outputs import check_output, staged_dir
+from gtkit.files.write import dumps_json
 from gtkit.paths import TEMPLATES_DIR
 from gtkit.views.page_png import Mark, render_marks_png
 from gtkit.workers import Pool

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gtkit.errors import GtkitError
-from gtkit.fileio import check_output, write_output_file
-from gtkit.format import Bundle, FieldEntry, read_bundle
+from gtkit.files.outputs import check_output, write_output_file
+from gtkit.format.bundle import Bundle, read_bundle
+from gtkit.format.models import FieldEntry
 from gtkit.pdf import open_pdf
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gtkit.format import read_bundle
+from gtkit.format.bundle import read_bundle
 from gtkit.scoring.engine import DocumentScore
 from gtkit.scoring.predictions import bad_citation, load_prediction
 from gtkit.scoring.report import METRICS, ScoreReport, parse_axes
