@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from itertools import repeat
 from pathlib import Path
@@ -153,7 +153,23 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                 for x0, y0, x1, y1 in ev.words or ():
                     if x0 >= x1 or y0 >= y1:
                         suspect.append(i)
-    for i in dict.fromkeys(suspect):
+    problems += _evidence_problems(g, entries, dict.fromkeys(suspect), n_pages)
+    problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
+    if in_order or (all_well and len(flat.index) == len(leaves)):
+        return problems  # as many distinct entries as leaves, each naming a leaf: every leaf has its entry
+    named = flat.index
+    for pointer in leaves:
+        if pointer not in named:
+            problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
+
+    return problems
+
+
+def _evidence_problems(g: str, entries: Any, suspect: Iterable[int], n_pages: int) -> list[Problem]:
+    """The evidence pages out of range and the malformed word boxes of the `suspect` entries, each named by its
+    JSON Pointer."""
+    problems = []
+    for i in suspect:
         for r, reading in enumerate(entries[i].readings):
             for e, ev in enumerate(reading.evidence):
                 if ev.page > n_pages:
@@ -163,14 +179,6 @@ def content_problems(bundle: Bundle) -> list[Problem]:
                     if not (word[0] < word[2] and word[1] < word[3]):
                         problems.append(Problem(g, f"/fields/{i}/readings/{r}/evidence/{e}/words/{w}",
                                                 "word box needs x0 < x1 and y0 < y1"))
-    problems[at:] = sorted(problems[at:], key=lambda pr: _entry_of(pr.pointer))  # in entry order, as found
-    if in_order or (all_well and len(flat.index) == len(leaves)):
-        return problems  # as many distinct entries as leaves, each naming a leaf: every leaf has its entry
-    named = flat.index
-    for pointer in leaves:
-        if pointer not in named:
-            problems.append(Problem(g, "/expected" + pointer, "leaf has no field entry"))
-
     return problems
 
 

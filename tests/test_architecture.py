@@ -221,3 +221,23 @@ def test_scoring_imports_no_pipeline():
     bad = {m: sorted(t for t in targets if in_area(t, *PIPELINES))
            for m, targets in graph.items() if in_area(m, "gtkit.scoring")}
     assert not {m: t for m, t in bad.items() if t}
+
+
+MAX_MODULE_LINES = 450
+MAX_FUNCTION_LINES = 60
+
+
+def test_modules_and_functions_stay_small():
+    """A newcomer reads a module in one sitting and a function on one screen: no module over 450 lines, no
+    function over 60."""
+    too_long = []
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            too_long.append((name, text.count("\n")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    too_long.append((f"{name}.{node.name}", length))
+    assert too_long == []

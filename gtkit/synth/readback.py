@@ -202,15 +202,7 @@ def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: d
                 problems.append(SynthProblem(item.pointer or "",
                                              f"record {item.record} is split across pages {seen + 1} and {p + 1}"))
         if item.pointer is not None:
-            if end == k + 1:
-                wl = [norm[k]]
-                box = wl[0]
-                quote = texts[k]
-            else:
-                wl = norm[k:end]
-                box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
-                quote = " ".join(texts[k:end])
-            ev = {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
+            ev = _evidence(texts, norm, k, end, p)
             if item.record is not None:
                 if item.pointer in evidence:  # a record value is drawn once, never in two pieces
                     problems.append(SynthProblem(item.pointer,
@@ -220,6 +212,20 @@ def _match_page(plan: Plan, p: int, page: PageWords, cursor: int, record_page: d
                 evidence.setdefault(item.pointer, []).append(ev)
         k = end
     return cursor, page_items, starts
+
+
+def _evidence(texts: list[str], norm: list[list[float]], k: int, end: int, p: int) -> dict[str, Any]:
+    """The evidence of the value spelled by words `k` to `end` of page `p` (0-based): their boxes, the box
+    around them, their text."""
+    if end == k + 1:
+        wl = [norm[k]]
+        box = wl[0]
+        quote = texts[k]
+    else:
+        wl = norm[k:end]
+        box = [min(w[0] for w in wl), min(w[1] for w in wl), max(w[2] for w in wl), max(w[3] for w in wl)]
+        quote = " ".join(texts[k:end])
+    return {"page": p + 1, "box": box, "words": wl, "quad": None, "quote": quote, "verified": True}
 
 
 def spelled_end(texts: list[str], k: int, target: str) -> int | None:
