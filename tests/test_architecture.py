@@ -32,7 +32,9 @@ def module_name(path: Path) -> str:
 
 
 def modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    """gtkit's modules; in an installed wheel, not the data folders shipped inside it (`gtkit/_data`: families'
+    generators are data, found by path, never imported by name)."""
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[0] != "_data"}
 
 
 def _type_checking_nodes(tree: ast.AST) -> set[int]:

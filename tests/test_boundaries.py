@@ -33,8 +33,12 @@ def test_two_digit_year_pivot_is_69(yy, year):
     assert accepts([f"{year}-03-28"], f"3/28/{yy:02d}")
 
 
+SCORING_MD = Path(__file__).parents[1] / "docs" / "scoring.md"
+
+
+@pytest.mark.skipif(not SCORING_MD.is_file(), reason="docs/ is not beside the tests (testing an installed wheel)")
 def test_the_pivot_is_where_the_docs_put_it():
-    doc = (Path(__file__).parents[1] / "docs" / "scoring.md").read_text()
+    doc = SCORING_MD.read_text()
     assert "1969\N{EN DASH}1999 for 69\N{EN DASH}99 and 2000\N{EN DASH}2068 for 00\N{EN DASH}68" in doc
 
 
