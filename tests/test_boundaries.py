@@ -180,7 +180,7 @@ def table_plan():
 
     family = get_family("unclaimed_property")
     plan = plan_document(family, generate_expected(family, 30, 3))
-    return plan, render_pdf(plan, title="t")
+    return plan, render_pdf(plan)
 
 
 def _clipped(plan, pdf, item, region) -> list:

@@ -170,7 +170,7 @@ def test_a_header_must_print_what_it_keys(tmp_path):  # type: ignore[no-untyped-
     expected = generate_expected(family, 4, 0)
     expected["contests"][0]["precincts"][2]["votes"][1]["candidate"] = "SOMEONE ELSE"
     with pytest.raises(GtkitError, match=r"/contests/0/precincts/2/votes/1/candidate: .*'SOMEONE ELSE'.* prints"):
-        render_html(family, expected, "t")
+        render_html(family, expected)
 
 
 def _variant(tmp_path: Path, monkeypatch, **options: str):  # type: ignore[no-untyped-def]
@@ -190,7 +190,7 @@ def test_the_layout_options_choose_the_pivot(tmp_path, monkeypatch):  # type: ig
     family = _variant(tmp_path, monkeypatch, countywide="across")
     assert family.template.options["countywide"] == "across"
     expected = generate_expected(family, 12, 4)
-    rendered = render_template(family, expected, title="t")
+    rendered = render_template(family, expected)
     located = locate_template(rendered, rendered.pdf)
     assert not located.problems
     for ci, c in enumerate(expected["contests"]):  # every contest pivoted: each name at the left of its figure
@@ -201,7 +201,7 @@ def test_the_layout_options_choose_the_pivot(tmp_path, monkeypatch):  # type: ig
                 assert key["page"] == fig["page"] and key["box"][2] <= fig["box"][0]
     family = _variant(tmp_path / "bad", monkeypatch, district="sideways")
     with pytest.raises(GtkitError, match=r"template.html: line \d+: .*must_be_down_or_across"):
-        render_html(family, generate_expected(family, 12, 4), "t")
+        render_html(family, generate_expected(family, 12, 4))
 
 
 def _field(path: str, page: int, box: list[float]) -> dict:

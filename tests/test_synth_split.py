@@ -253,7 +253,7 @@ def test_a_wrapped_value_is_never_cut(registry):
         for n2 in range(4):
             records = [dict(filler)] * n3 + [dict(two)] * n2 + [target]
             plan = plan_document(family, {**base, "creditors": records})
-            assert locate(plan, render_pdf(plan, title="t")).problems == []  # the drawn PDF agrees
+            assert locate(plan, render_pdf(plan)).problems == []  # the drawn PDF agrees
             pointers = [it.pointer for it in plan.body_items if it.pointer is not None]
             assert len(pointers) == len(set(pointers))  # no value drawn in two pieces
             r = len(records) - 1
@@ -286,7 +286,7 @@ def test_shipped_families_never_split_a_record():
         assert it.pointer is not None  # no continuation markers
         pages.setdefault(it.record, set()).add(it.page)
     assert all(len(p) == 1 for p in pages.values())
-    assert locate(plan, render_pdf(plan, title="creditor_matrix-s4")).problems == []
+    assert locate(plan, render_pdf(plan)).problems == []
 
 
 def test_shipped_gt_has_no_split_count(tmp_path):
@@ -317,7 +317,7 @@ def test_marker_template_configurable_and_checked(tmp_path, monkeypatch):
     plan = plan_document(family, generate_expected(family, 120, 4))
     markers = [it for it in plan.body_items if it.pointer is None]
     assert markers and all(it.text.endswith(" (cont.)") for it in markers)
-    assert locate(plan, render_pdf(plan, title="t")).problems == []
+    assert locate(plan, render_pdf(plan)).problems == []
     bad = get_family("cm_bad")
     with pytest.raises(GtkitError, match=r"placeholder \{nickname\} is not a field of the records"):
         plan_document(bad, generate_expected(bad, 120, 4))

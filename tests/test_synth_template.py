@@ -125,11 +125,11 @@ def test_a_flipped_checkbox_is_found(toy):  # type: ignore[no-untyped-def]
     family = get_family("toy")
     expected = generate_expected(family, 20, 0)
     k = next(i for i, r in enumerate(expected["items"]) if r["paid"] is not None)
-    rendered = render_template(family, expected, title="t")
+    rendered = render_template(family, expected)
     assert not locate_template(rendered, rendered.pdf).problems
     flipped = json.loads(json.dumps(expected))
     flipped["items"][k]["paid"] = not flipped["items"][k]["paid"]
-    other = render_template(family, flipped, title="t")
+    other = render_template(family, flipped)
     problems = locate_template(rendered, other.pdf).problems
     assert [p.pointer for p in problems] == [f"/items/{k}/paid"]
     assert "checkbox of record" in problems[0].message

@@ -68,7 +68,7 @@ def _check_template_bundle(bundle: Bundle, expected: Any, family: Family, g: str
     from gtkit.synth.template_readback import locate_template
 
     try:
-        rendered = render_template(family, expected, title=bundle.gt.doc_id)
+        rendered = render_template(family, expected)
     except GtkitError as e:
         return [Problem(g, "/expected", f"cannot render expected with family {family.name!r}: {e.message}")]
     fields, problems = _located_fields(bundle, expected, locate_template(rendered, bundle.pdf_path.read_bytes()),

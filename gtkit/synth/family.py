@@ -15,7 +15,10 @@ A family folder holds:
   display formats;
 - renderer `template`: a jinja2 HTML template and its CSS (named in family.toml's
   `[template]` section, with the display formats), rendered by weasyprint; shared
-  pieces live in the top-level templates/ folder (see `gtkit.synth.template`).
+  pieces live in the top-level templates/ folder (see `gtkit.synth.template`);
+- `[pdf]` in family.toml (optional): what the family's real documents say in their PDF info
+  dictionary, producer, creator, title made from the document's values, creation date taken from
+  them (`gtkit.synth.pdfinfo`).
 
 Adding a family means adding a folder: nothing in the code lists them.
 """
@@ -37,6 +40,7 @@ from gtkit.files.read import read_json
 from gtkit.paths import FAMILIES_DIR, FAMILIES_ENV, search_path
 from gtkit.schema import check_schema, compile_schema
 from gtkit.synth.layout_toml import Layout, read_layout
+from gtkit.synth.pdfinfo import DocInfo, PdfSection, doc_info
 from gtkit.typed import Strict, error_at, read_toml_as
 
 PAGE_SIZES = {"letter": (612.0, 792.0), "legal": (612.0, 1008.0), "a4": (595.2756, 841.8898)}
@@ -106,6 +110,7 @@ class FamilyToml(Strict):
     allow_split: StrictBool = False
     tags: FamilyTags = FamilyTags()
     template: TemplateSection | None = None
+    pdf: PdfSection | None = None
 
     @field_validator("name")
     @classmethod
@@ -146,6 +151,7 @@ class Family:
     allow_split: bool = False
     rotate: int = 0  # the pages' /Rotate: page_size is the page as a viewer shows it
     template: TemplateSection | None = None
+    pdf: PdfSection | None = None  # what the PDF's info dictionary says (`gtkit.synth.pdfinfo`)
     _module: ModuleType | None = field(default=None, repr=False)
 
     @property
@@ -175,6 +181,10 @@ class Family:
         """`layout.toml`, which every family of renderer `columns` or `table` has (a template family has none)."""
         assert self.layout is not None, f"family {self.name!r} (renderer {self.renderer}) has no layout.toml"
         return self.layout
+
+    def info(self, expected: dict[str, Any]) -> DocInfo:
+        """The PDF info dictionary of the document whose values are `expected` (family.toml `[pdf]`)."""
+        return doc_info(self.pdf, expected, self.records_field, self.display)
 
     @property
     def formats(self) -> dict[str, str]:
@@ -206,6 +216,9 @@ def _load(folder: Path) -> Family:
     if records is None or records.kind != "records":
         raise GtkitError(f"/records_field: {meta.records_field!r} must name an array of objects in schema.json",
                          toml_path)
+    wrong = meta.pdf.check_fields(schema.get("properties", {}), meta.records_field) if meta.pdf else None
+    if wrong:
+        raise GtkitError(wrong, toml_path)
     return Family(
         name=meta.name,
         description=meta.description,
@@ -221,6 +234,7 @@ def _load(folder: Path) -> Family:
         allow_split=meta.allow_split,
         rotate=meta.page.rotate,
         template=meta.template,
+        pdf=meta.pdf,
     )
 
 

@@ -167,7 +167,7 @@ def build_document(family: Family, expected: dict[str, Any], *, doc_id: str, see
     else:
         schema_check = run_inline(_schema_errors, family.schema, expected)
     try:
-        pdf = render_pdf(plan, title=doc_id, on_page=steps)
+        pdf = render_pdf(plan, info=family.info(expected), on_page=steps)
         bundle.write_pdf(pdf)
         del pdf
         for pp in plan.pages:  # what was drawn is no longer needed: the read-back uses the PDF file
@@ -223,7 +223,7 @@ def _build_template_document(family: Family, expected: dict[str, Any], *, doc_id
     from gtkit.synth.template_readback import locate_template
 
     steps.expect(3)
-    rendered = render_template(family, expected, title=doc_id)
+    rendered = render_template(family, expected)
     steps()
     bundle.write_pdf(rendered.pdf)
     rendered.pdf = b""
@@ -318,6 +318,6 @@ def render_only(family_name: str, *, records: int, seed: int = 0) -> bytes:
         if family.renderer == "template":  # the same template rendered by weasyprint alone
             from gtkit.synth.template import render_template
 
-            return render_template(family, expected, title=f"{family.name}-s{seed}", measure=False).pdf
+            return render_template(family, expected, measure=False).pdf
         plan = plan_document(family, expected)
-        return render_pdf(plan, title=f"{family.name}-s{seed}")
+        return render_pdf(plan, info=family.info(expected))

@@ -1,8 +1,10 @@
-"""Drawing a plan with the reportlab canvas: one text object per page, fixed metadata.
+"""Drawing a plan with the reportlab canvas: one text object per page, the family's metadata.
 
-`invariant=1` removes the creation date and the random document id, so the same
-plan gives the same bytes. The canvas starts in the family's own font, so no
-unembedded standard font is ever referenced.
+`invariant=1` removes the clock and the random document id, so the same plan gives the
+same bytes. The info dictionary holds what the family's real documents carry (family.toml
+`[pdf]`, `gtkit.synth.pdfinfo`) and nothing else: no key is written with reportlab's
+placeholders ("untitled", "anonymous"), and the creation date is the document's own. The canvas
+starts in the family's own font, so no unembedded standard font is ever referenced.
 
 A rotated plan (`Plan.rotate` 90 or 270) is landscape content on a portrait sheet:
 the sheet's MediaBox is the plan's page turned a quarter, the page carries /Rotate,
@@ -16,13 +18,38 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
-from reportlab.pdfgen import canvas  # type: ignore[import-untyped]  # types-reportlab is not a dependency
+from reportlab.pdfbase import pdfdoc  # type: ignore[import-untyped]  # types-reportlab is not a dependency
+from reportlab.pdfgen import canvas  # type: ignore[import-untyped]  # as above
 
+from gtkit.synth.pdfinfo import DocInfo
 from gtkit.synth.plan import Plan, chrome_and_header
 
 
-def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None = None,
+class _Info(pdfdoc.PDFInfo):
+    """reportlab's info dictionary with only the keys `info` sets (reportlab writes every key, with
+    placeholders for the unset ones), the creation date as modification date too."""
+
+    def __init__(self, info: DocInfo):
+        super().__init__()
+        self.doc_info = info
+        for key in ("title", "author", "subject", "creator"):
+            setattr(self, key, getattr(info, key) or "")
+        if info.producer:
+            self.producer = info.producer
+
+    def format(self, document: Any) -> Any:  # reportlab's signature
+        i = self.doc_info
+        d = {key.capitalize(): pdfdoc.PDFString(value) for key, value in
+             (("title", i.title), ("author", i.author), ("subject", i.subject), ("creator", i.creator)) if value}
+        d["Producer"] = pdfdoc.PDFString(self.producer)
+        if i.created:
+            d["CreationDate"] = d["ModDate"] = pdfdoc.PDFString(i.created)
+        return pdfdoc.PDFDictionary(d).format(document)
+
+
+def render_pdf(plan: Plan, *, info: DocInfo | None = None, on_page: Callable[[int], None] | None = None,
                initial_font: str | None = None) -> bytes:
     """The PDF bytes of `plan` (`initial_font` exists for tests: a standard font is never embedded)."""
     width, height = plan.page_size
@@ -34,10 +61,7 @@ def render_pdf(plan: Plan, *, title: str, on_page: Callable[[int], None] | None 
         initialFontName=initial_font or plan.fonts["regular"],
         initialFontSize=8,
     )
-    c.setTitle(title)
-    c.setAuthor("gtkit synth")
-    c.setCreator("gtkit synth")
-    c.setSubject("synthetic document, ground truth constructed")
+    c._doc.info = _Info(info or DocInfo())  # read when the file is written (reportlab's canvas has no setter)
     for p, pp in enumerate(plan.pages):
         if plan.rotate:
             c.setPageRotation(plan.rotate)

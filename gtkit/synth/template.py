@@ -21,8 +21,11 @@ is an error naming the record and field, before any PDF is written.
 
 weasyprint lays out the pages (CSS paged media: repeated table headers, break-inside, margin
 boxes). Its URL fetcher refuses everything but local files under the family folder and
-templates/ (fonts only from templates/fonts). SOURCE_DATE_EPOCH is fixed while rendering, and no
-date is written, so the same records give the same bytes.
+templates/ (fonts only from templates/fonts). SOURCE_DATE_EPOCH is fixed while rendering, so the
+same records give the same bytes. The PDF's info dictionary is the family's (family.toml `[pdf]`,
+`gtkit.synth.pdfinfo`): set as weasyprint finishes the file, its own producer replaced when the family
+names one; the title also is the HTML's `title`. templates/base.css declares the fonts under their
+PostScript names (`LiberationSans`, `LiberationMono`), which weasyprint embeds them as.
 
 Each value element's page and box (`Rendered.anchors`) are where the read-back
 (`gtkit.synth.template_readback`) looks for it in the PDF written.
@@ -44,6 +47,7 @@ from gtkit.errors import GtkitError
 from gtkit.paths import FONTS_DIR, TEMPLATES_DIR
 from gtkit.schema import compile_schema, iter_leaves, join_pointer, resolve_pointer, split_pointer
 from gtkit.synth.family import Family
+from gtkit.synth.pdfinfo import DocInfo
 
 PX = 0.75  # points per CSS px
 ID_PREFIX = "gt"
@@ -68,7 +72,7 @@ class Rendered:
     marks: dict[str, Mark]  # element id -> mark
     anchors: list[dict[str, tuple[float, float, float, float]]]  # per page: element id -> box in points
     page_sizes: list[tuple[float, float]]
-    font_families: frozenset[str] = frozenset()  # @font-face families (their files come from templates/fonts)
+    font_families: frozenset[str] = frozenset()  # PostScript names of the @font-face families' regular faces
 
 
 def element_id(pointer: str) -> str:
@@ -229,7 +233,7 @@ def _page_css(family: Family) -> str:
     return f"@page {{ size: {w:.4f}pt {h:.4f}pt; }}"
 
 
-def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[str, _Drawer]:
+def render_html(family: Family, expected: dict[str, Any]) -> tuple[str, _Drawer]:
     """The template's HTML for `expected`, and what it drew; raises on template errors and on values
     drawn twice or never."""
     import jinja2
@@ -242,7 +246,8 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
                        value=drawer.value)
     try:
         template = env.get_template(html_name)
-        context = {**{k: val for k, val in expected.items()}, "doc": expected, "title": title,
+        context = {**{k: val for k, val in expected.items()}, "doc": expected,
+                   "title": family.info(expected).title or "",
                    "family": family.name, "page_css": _page_css(family),
                    "options": dict(family.template.options)}
         html = template.render(**context)
@@ -272,33 +277,89 @@ def render_html(family: Family, expected: dict[str, Any], title: str) -> tuple[s
     return html, drawer
 
 
-def render_template(family: Family, expected: dict[str, Any], *, title: str, measure: bool = True) -> Rendered:
+def _finisher(info: DocInfo, fonts: dict[bytes, tuple[bytes, str]]) -> Any:
+    """weasyprint's `finisher`: the info dictionary is `info`'s (every other key weasyprint wrote dropped),
+    and each font embedded under its file's PostScript name (`fonts`: @font-face family as weasyprint spells
+    it in a font name -> (PostScript name, family name) of its regular face), never the CSS family's."""
+    import pydyf  # type: ignore[import-untyped]  # weasyprint's PDF writer, no py.typed marker
+
+    def rename(name: bytes) -> bytes:
+        prefix, _, base = name.partition(b"+")
+        for family, (postscript, _) in fonts.items():
+            if base == family or base.startswith(family + b"-"):
+                rest = base[len(family):].replace(b"-Oblique", b"-Italic")
+                return prefix + b"+" + postscript + rest
+        return name
+
+    def finish(_document: Any, pdf: Any) -> None:
+        producer = pdf.info.get("Producer")
+        pdf.info.clear()
+        pairs = (("Title", info.title), ("Author", info.author), ("Subject", info.subject), ("Creator", info.creator),
+                 ("CreationDate", info.created), ("ModDate", info.created))
+        pdf.info.update({k: pydyf.String(v) for k, v in pairs if v})
+        pdf.info["Producer"] = pydyf.String(info.producer) if info.producer else producer
+        families = {f.decode(): family for f, (_, family) in fonts.items()}
+        for obj in pdf.objects:
+            if isinstance(obj, pydyf.Dictionary):
+                for key in ("BaseFont", "FontName"):
+                    if isinstance(obj.get(key), bytes):
+                        obj[key] = rename(obj[key])
+                if isinstance(obj.get("FontFamily"), pydyf.String):
+                    spelled = str(obj["FontFamily"].string).replace(" ", "-")
+                    obj["FontFamily"] = pydyf.String(families.get(spelled, obj["FontFamily"].string))
+    return finish
+
+
+def _font_faces(css: str) -> dict[bytes, tuple[bytes, str]]:
+    """@font-face family (spaces as dashes, as weasyprint names fonts) -> (PostScript name, family name) of
+    the face of normal weight and style (else the first), read from its file under templates/fonts."""
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]  # fontTools ships no py.typed marker
+
+    faces: dict[str, list[tuple[bool, str]]] = {}
+    for block in re.findall(r"@font-face\s*\{([^}]*)\}", css):
+        named = re.search(r"font-family\s*:\s*[\"']?([^;\"'}]+)", block)
+        src = re.search(r"url\(\s*[\"']?([^\"')]+)", block)
+        if named and src:
+            plain = not re.search(r"font-(weight|style)\s*:\s*(?!normal|400)", block)
+            faces.setdefault(named.group(1).strip(), []).append((plain, Path(unquote(src.group(1))).name))
+    out = {}
+    for family, files in faces.items():
+        path = FONTS_DIR / max(files, key=lambda f: f[0])[1]
+        if path.is_file():
+            with TTFont(str(path), lazy=True) as f:
+                out[family.replace(" ", "-").encode()] = (str(f["name"].getDebugName(6)).encode(),
+                                                           str(f["name"].getDebugName(1)))
+    return out
+
+
+def render_template(family: Family, expected: dict[str, Any], *, measure: bool = True) -> Rendered:
     """Render the family's template for `expected` into PDF bytes, with each value element's page and box."""
     import weasyprint  # type: ignore[import-untyped]  # weasyprint ships no py.typed marker
     from weasyprint.text.fonts import FontConfiguration  # type: ignore[import-untyped]  # as above
 
     assert family.template is not None
-    html, drawer = render_html(family, expected, title)
+    html, drawer = render_html(family, expected)
     fetch = _Fetcher([family.folder, TEMPLATES_DIR])
     fonts = FontConfiguration()
     stylesheets = []
-    families: set[str] = set()
+    css_text = ""
     for css_name in family.template.css:
         css_path = family.folder / css_name
         if not css_path.is_file():
             css_path = TEMPLATES_DIR / css_name
         if not css_path.is_file():
             raise GtkitError(f"stylesheet {css_name!r} not found (looked in {family.folder} and {TEMPLATES_DIR})")
-        families.update(m.strip().replace(" ", "-") for m in _FONT_FACE.findall(css_path.read_text(encoding="utf-8")))
+        css_text += css_path.read_text(encoding="utf-8")
         stylesheets.append(weasyprint.CSS(filename=str(css_path), url_fetcher=fetch.fetcher, font_config=fonts))
     stylesheets.append(weasyprint.CSS(string=_page_css(family)))
+    faces = _font_faces(css_text)
     with _fixed_epoch():
         doc = weasyprint.HTML(string=html, base_url=str(family.folder / family.template.html),
                               url_fetcher=fetch.fetcher).render(stylesheets=stylesheets, font_config=fonts)
         if fetch.refused:
             raise GtkitError(f"the template refers to {fetch.refused[0]!r}: a template may load local files only "
                              "(fonts from templates/fonts)", family.folder / family.template.html)
-        pdf = doc.write_pdf()
+        pdf = doc.write_pdf(finisher=_finisher(family.info(expected), faces))
     anchors = []
     sizes = []
     for page in doc.pages:
@@ -306,7 +367,6 @@ def render_template(family: Family, expected: dict[str, Any], *, title: str, mea
         if measure:
             anchors.append({k: (a[0] * PX, a[1] * PX, a[2] * PX, a[3] * PX) for k, a in page.anchors.items()
                             if k in drawer.marks})
-    return Rendered(pdf=pdf, marks=drawer.marks, anchors=anchors, page_sizes=sizes, font_families=frozenset(families))
+    return Rendered(pdf=pdf, marks=drawer.marks, anchors=anchors, page_sizes=sizes,
+                    font_families=frozenset(ps.decode() for ps, _ in faces.values()))
 
-
-_FONT_FACE = re.compile(r"@font-face\s*\{[^}]*?font-family\s*:\s*[\"']?([^;\"'}]+)", re.S)

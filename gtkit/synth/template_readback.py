@@ -33,6 +33,11 @@ INK_CHECKED = 0.25  # share of dark pixels inside a checkbox that reads as check
 INK_EMPTY = 0.02  # at most this share reads as unchecked; between the two is an error
 
 
+# the names the shipped fonts were embedded under before they took their PostScript names (bundles written
+# then are read with them)
+EARLIER_FAMILIES = frozenset({"Gtkit-Sans", "Gtkit-Mono"})
+
+
 @lru_cache(maxsize=1)
 def shipped_font_names() -> frozenset[str]:
     """PostScript names of the fonts under templates/fonts (what an embedded font must be)."""
@@ -84,10 +89,11 @@ def _locate(rendered: Rendered, doc: pymupdf.Document) -> Located:
             if len(problems) > 50:
                 break
     allowed = shipped_font_names()
+    families = rendered.font_families | EARLIER_FAMILIES
 
     def foreign(name: str) -> str | None:
         base = name.split("+", 1)[-1]
-        if base not in allowed and not any(base == f or base.startswith(f + "-") for f in rendered.font_families):
+        if base not in allowed and not any(base == f or base.startswith(f + "-") for f in families):
             return "is not one of templates/fonts (a system font was used)"
         return None
 
