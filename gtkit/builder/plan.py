@@ -17,6 +17,7 @@
     [[consensus]]                              # optional: consensus over real documents
     name = "invoices"
     folder = "consensus/invoices"              # schema.json, docs/, runs/, systems.toml inside
+    # promote = "majority"                     # the promotion rule (default "unanimous")
 
     [[splits]]                                 # the first split whose filters all match a bundle names it
     name = "short"
@@ -94,6 +95,7 @@ class ConsensusEntry(Strict):
     systems: StrictStr | None = None
     family: StrictStr | None = None
     citing: StrictStr | None = None
+    promote: Literal["unanimous", "majority"] = "unanimous"   # the promotion rule (`gtkit consensus --promote`)
 
 
 class SplitEntry(Strict):
@@ -187,6 +189,7 @@ class ConsensusTask:
     citing: str | None
     doc_ids: tuple[str, ...]
     entry: str
+    promote: str = "unanimous"
 
     kind: ClassVar[Literal["consensus"]] = "consensus"
 
@@ -326,7 +329,7 @@ def _consensus_tasks(plan: BuildPlan, path: Path) -> list[ConsensusTask]:
         if not inputs.docs:
             raise _fail(path, f"{at}/docs", f"no <doc_id>.pdf in {where['docs']}")
         tasks.append(ConsensusTask(ce.name, where["schema"], where["docs"], where["runs"], where["systems"], ce.family,
-                                   ce.citing, tuple(inputs.docs), at))
+                                   ce.citing, tuple(inputs.docs), at, ce.promote))
     return tasks
 
 

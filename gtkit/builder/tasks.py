@@ -51,7 +51,7 @@ def make_consensus(task: ConsensusTask, out: str) -> str:
     target = Path(out) / task.rel_path
     if not target.exists():
         run_consensus(Path(task.schema), Path(task.docs), Path(task.runs), Path(task.systems), target,
-                      family=task.family, citing=task.citing)
+                      family=task.family, citing=task.citing, promote=task.promote)
     return task.name
 
 

@@ -22,15 +22,20 @@ def consensus(
     family: str = typer.Option(None, "--family", help="Document family recorded in provenance."),
     no_rescore: bool = typer.Option(False, "--no-rescore",
                                     help="Skip re-scoring the systems against the candidate truth."),
+    promote: str = typer.Option("unanimous", "--promote",
+                                help="Which cells become truth without review: unanimous (only cells every "
+                                "voting system agrees on; every disagreement is queued) or majority (a clear "
+                                "majority too, unless schema ambiguity or null over a value)."),
 ) -> None:
     """Candidate ground truth from several systems' outputs: agreed cells, a queue of contested ones, a report."""
     from gtkit.consensus.run import run_consensus
 
     with progress_bar("consensus") as progress:
         rep = run_consensus(schema, docs, runs, systems, out, force=force, citing=citing, family=family,
-                            do_rescore=not no_rescore, progress=progress)
+                            do_rescore=not no_rescore, promote=promote, progress=progress)
     t = rep["totals"]
-    typer.echo(f"{rep['documents']} document(s), {t['cells']} cells: {t['agreed']} agreed, {t['pending']} pending; "
+    typer.echo(f"{rep['documents']} document(s), {t['cells']} cells: {t['agreed']} agreed ({promote} rule), "
+               f"{t['pending']} pending; "
                f"{t['queued']} queued, {t['to_draw']} boxes to draw -> {out}")
 
 

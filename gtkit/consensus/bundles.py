@@ -1,9 +1,9 @@
 """Building one document's outputs from its consensus: the bundle's envelope and field entries (handed to
 the bundle writer), its adjudication queue items and its boxes to draw.
 
-Agreed cells (`unanimous`, `all_null`, clear `majority`) get trust `agreed`, their one reading the
-consensus value; an agreed non-null value without a kept box goes to the drawing list. Contested
-cells get trust `pending`, their readings the candidate values (plurality first, so `expected`
+Agreed cells (`unanimous`, `all_null`, and under `--promote majority` a clear `majority`) get trust
+`agreed`, their one reading the consensus value; an agreed non-null value without a kept box goes to the
+drawing list. The others get trust `pending`, their readings the candidate values (plurality first, so `expected`
 holds the plurality value), and a queue item with every vote. Each extra record is a queue item.
 """
 
@@ -63,6 +63,7 @@ def envelope(c: Consensus, r: DocResult, family: str | None) -> Envelope:
     parameters = {
         "systems": {s: {"family": voters.family[s], "cites": c.systems.systems[s].cites} for s in voters.systems},
         "citing": c.citing,
+        "promote": c.promote,
         "runs_sha256": {s: sha256_file(p) for s, p in sorted(c.inputs.runs[r.doc_id].items())},
     }
     return Envelope(

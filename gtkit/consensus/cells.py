@@ -21,6 +21,11 @@ SCHEMA_AMBIGUITY, MODEL_FAILURE, UNRESOLVABLE = "schema_ambiguity", "model_failu
 CAUSES = (SCHEMA_AMBIGUITY, MODEL_FAILURE, UNRESOLVABLE)
 ALIAS, FORMAT, LOCATION, DO_NOT_CONFUSE = "alias", "format requirement", "location hint", "do-not-confuse"
 NULLABLE = "make nullable or not required"   # a required key the schema does not let be null, left blank
+# Promotion rules: which cells become truth without review. `unanimous` (the default, the paper's rule for
+# real documents): only cells every voting system agrees on (tier unanimous or all_null); `majority` (the
+# rule the paper uses for forms): a clear majority too, unless it is schema ambiguity or null over a value.
+PROMOTE_UNANIMOUS, PROMOTE_MAJORITY = "unanimous", "majority"
+PROMOTE_RULES = (PROMOTE_UNANIMOUS, PROMOTE_MAJORITY)
 
 
 class Cell:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gtkit.consensus.cells import DocResult
+from gtkit.consensus.cells import PROMOTE_UNANIMOUS, DocResult
 from gtkit.consensus.inputs import DocInfo, Inputs, Systems
 
 
@@ -30,3 +30,4 @@ class Consensus:
     missing_runs: list[tuple[str, str]] = field(default_factory=list)   # (system, doc)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)   # doc -> system -> run (for the re-score)
     field_ambiguity: dict[str, str] = field(default_factory=dict)      # field -> fix kind
+    promote: str = PROMOTE_UNANIMOUS   # the promotion rule (`cells.PROMOTE_RULES`)

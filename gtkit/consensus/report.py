@@ -22,6 +22,7 @@ def build_report(c: Consensus, queue: list[dict], draw: list[dict]) -> dict[str,
         "systems": {s: {"family": c.systems.family(s), "cites": c.systems.systems[s].cites}
                     for s in c.inputs.systems_used},
         "citing": c.citing,
+        "promote": c.promote,
         "totals": {
             **_cell_totals(c),
             "extra_records": sum(1 for q in queue if q["kind"] == "extra_record"),
@@ -190,6 +191,10 @@ def _left_out_md(out: dict[str, Any]) -> list[str]:
     return lines or ["nothing"]
 
 
+_RULES = {"unanimous": "only cells every voting system agrees on are promoted; every disagreement is queued",
+          "majority": "a clear majority is promoted too, unless schema ambiguity or null over a value"}
+
+
 def _pct(x: float | None) -> str:
     return "\N{EN DASH}" if x is None else f"{100 * x:.1f}%"
 
@@ -203,6 +208,7 @@ def report_md(rep: dict[str, Any]) -> str:
         f"- documents: {rep['documents']}; systems: "
         + ", ".join(f"{s} ({v['family']}{', cites' if v['cites'] else ''})" for s, v in rep["systems"].items()),
         f"- citing system (boxes): {rep['citing'] or 'none'}",
+        f"- promotion rule: {rep['promote']} ({_RULES.get(rep['promote'], '')})",
         f"- cells: {t['cells']}, agreed {t['agreed']} ({_pct(t['agreed'] / t['cells'] if t['cells'] else None)}), "
         f"pending {t['pending']}; extra-record votes queued: {t['extra_records']}; boxes to draw: {t['to_draw']}",
         "- tiers: " + ", ".join(f"{k} {v}" for k, v in t["tiers"].items()),

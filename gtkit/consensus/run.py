@@ -23,6 +23,7 @@ from typing import Any
 
 from gtkit.consensus.bundles import build_document
 from gtkit.consensus.causes import classify_document, field_ambiguity
+from gtkit.consensus.cells import PROMOTE_RULES, PROMOTE_UNANIMOUS
 from gtkit.consensus.filenames import (
     DRAW_NAME,
     QUEUE_NAME,
@@ -48,6 +49,7 @@ from gtkit.consensus.tiers import settle
 from gtkit.consensus.votes import Voters
 from gtkit.consensus.walk import walk_document
 from gtkit.consensus.writable import withhold_unwritable
+from gtkit.errors import GtkitError
 from gtkit.files.outputs import check_output
 from gtkit.files.read import canonical_sha256
 from gtkit.files.write import dumps_json
@@ -58,15 +60,18 @@ from gtkit.scoring.truth import Truth
 
 def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path, *, force: bool = False,
                   citing: str | None = None, family: str | None = None, do_rescore: bool = True,
+                  promote: str = PROMOTE_UNANIMOUS,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Compute and write a consensus dataset; returns the report."""
+    """Compute and write a consensus dataset; returns the report. `promote`: the promotion rule, `unanimous`
+    (only cells every voting system agrees on become truth unreviewed) or `majority`."""
+    check_promote(promote)
     check_output(Path(out), force=force, inputs=[schema, docs, runs, systems], replaceable=is_gtkit_output)
     # Millions of small, acyclic objects: the cyclic collector would rescan them again and
     # again for nothing (a third of the run time on 86,000 cells), so it pauses meanwhile.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        c = compute(schema, docs, runs, systems, citing=citing, progress=progress)
+        c = compute(schema, docs, runs, systems, citing=citing, promote=promote, progress=progress)
         return write_consensus(c, out, force=force, family=family, do_rescore=do_rescore)
     finally:
         if enabled:
@@ -74,14 +79,16 @@ def run_consensus(schema: Path, docs: Path, runs: Path, systems: Path, out: Path
 
 
 def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Path, *,
-            citing: str | None = None, progress: Callable[[int, int], None] | None = None) -> Consensus:
-    """Read the inputs and decide every document."""
+            citing: str | None = None, promote: str = PROMOTE_UNANIMOUS,
+            progress: Callable[[int, int], None] | None = None) -> Consensus:
+    """Read the inputs and decide every document under the promotion rule `promote`."""
+    check_promote(promote)
     schema = load_schema(schema_path)
     root = compile_schema(schema)
     systems = load_systems(systems_path)
     inputs = discover(docs_dir, runs_dir, systems)
     c = Consensus(schema=schema, schema_sha256=canonical_sha256(schema), systems=systems, inputs=inputs,
-                  citing=None, results=[], infos={}, citations={})
+                  citing=None, results=[], infos={}, citations={}, promote=promote)
     check_schema_hash(systems, inputs.systems_used, c.schema_sha256, schema_version(schema))
     c.citing = choose_citing(systems, inputs.systems_used, citing)
     dropped: Counter = Counter()
@@ -106,8 +113,14 @@ def compute(schema_path: Path, docs_dir: Path, runs_dir: Path, systems_path: Pat
     c.field_ambiguity = field_ambiguity(c.results)
     for r in c.results:
         for cell in r.cells:
-            settle(cell)
+            settle(cell, promote)
     return c
+
+
+def check_promote(promote: str) -> None:
+    """Refuse a promotion rule that is not one of `PROMOTE_RULES`."""
+    if promote not in PROMOTE_RULES:
+        raise GtkitError(f"unknown promotion rule {promote!r}: give {' or '.join(PROMOTE_RULES)}")
 
 
 def _text_on_demand(pdf: Path, info: DocInfo) -> Callable[[], str]:

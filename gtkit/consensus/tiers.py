@@ -5,7 +5,9 @@ candidates (plurality first; each candidate's raw value is the most common raw f
 votes). `unanimous`: every vote is the same non-null value; `all_null`: every vote is null;
 `majority`: the top value holds more than half the family weight; `split`: plurality only. A null
 majority over a real minority value is flagged `null_over_value`. `settle` makes a cell pending
-(queued) or agreed once its cause is known (`causes`).
+(queued) or agreed once its cause is known (`causes`), under the promotion rule: `unanimous` (default)
+promotes only unanimous and all-null cells, `majority` also a clear majority that is neither schema
+ambiguity nor null over a value.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gtkit.consensus.cells import ALL_NULL, MAJORITY, SCHEMA_AMBIGUITY, SPLIT, UNANIMOUS, Cell
+from gtkit.consensus.cells import (
+    ALL_NULL,
+    MAJORITY,
+    PROMOTE_UNANIMOUS,
+    SCHEMA_AMBIGUITY,
+    SPLIT,
+    UNANIMOUS,
+    Cell,
+)
 from gtkit.consensus.votes import EPS, HASHABLE, INVALID, NULL, Voters
 
 
@@ -97,8 +107,9 @@ def _representative_raw(cell: Cell, key: tuple, order: list[str]) -> Any:
     return next(r for r, f in zip(raws, forms) if counts[f] == best)
 
 
-def settle(cell: Cell) -> None:
-    """Pending or agreed: split, null over a value, schema ambiguity (a required blank included) and forced
-    (tied rows) are queued."""
+def settle(cell: Cell, promote: str = PROMOTE_UNANIMOUS) -> None:
+    """Pending or agreed under the promotion rule. Under both rules split, null over a value, schema ambiguity
+    (a required blank included) and forced (tied rows) are queued; under `unanimous` (the default) every
+    contested cell is: only a cell every voting system agrees on (tier unanimous or all_null) is promoted."""
     cell.pending = (cell.tier == SPLIT or cell.null_over_value or cell.cause == SCHEMA_AMBIGUITY or cell.forced
-                    or cell.blank_required)
+                    or cell.blank_required or (promote == PROMOTE_UNANIMOUS and cell.contested))
