@@ -1,8 +1,8 @@
 """Run consensus over the simulated ensemble and print the figures the issue asks for.
 
-    python scripts/simulate_consensus.py [--seeds 1 2 3] [--docs 8] [--rows 60]
+    python scripts/simulate_consensus.py [--seeds 1 2 3] [--docs 8] [--rows 60] [--promote unanimous|majority]
     python scripts/simulate_consensus.py --schema strict [--seeds 1 2 3] [--docs 12] [--rows 12] [--omit 0.03]
-        [--family-omit 0.01] [--wrong-type 0.03]
+        [--family-omit 0.01] [--wrong-type 0.03] [--promote unanimous|majority]
 
 For each seed: simulate (gtkit.testing.simulate: 5 systems from 3 families, random
 and family-correlated errors, dropped/duplicated rows, shuffled rows, a misread
@@ -12,7 +12,10 @@ against the known truth:
 - wrong values handled: share of wrong system values (and duplicated rows) that end up
   queued (pending cell / extra-record line) or outvoted (agreed on the true value);
 - ambiguity fields: share of the designed-ambiguous fields the report classifies as
-  schema ambiguity (and the fix kind it suggests).
+  schema ambiguity (and the fix kind it suggests);
+- coverage (truth cells promoted) and the queue size.
+
+`--promote` chooses the promotion rule (`gtkit consensus --promote`, default unanimous).
 
 With `--schema strict` the ensemble is gtkit.testing.simulate_strict's: balance sheets on a schema with
 required, non-nullable fields, `$defs`, `anyOf` and sections holding tables of lines, the systems also
@@ -52,7 +55,7 @@ def run_strict(args: argparse.Namespace) -> None:
             ws = root / "ws"
             truth = simulate_strict(ws, seed=seed, n_docs=args.docs, n_lines=args.rows or 12, rates=rates)
             run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "gt",
-                          do_rescore=False)
+                          do_rescore=False, promote=args.promote)
             m = evaluate_strict(truth, root / "gt")
         finally:
             shutil.rmtree(root, ignore_errors=True)
@@ -80,7 +83,8 @@ def run_strict(args: argparse.Namespace) -> None:
               f"(withheld records {t['queued_withheld_records']}, blank required keys {t['queued_blank_required']}); "
               f"left out: documents {t['documents_left_out']}, cells in withheld records "
               f"{t['cells_in_withheld_records']}, records not objects {t['records_not_objects']}, cells without "
-              f"a valid vote {t['cells_without_valid_vote']}, blank keys {t['blank_keys_left_out']}")
+              f"a valid vote {t['cells_without_valid_vote']}, blank keys {t['blank_keys_left_out']} "
+              f"(rule {args.promote})")
 
 
 def main() -> None:
@@ -96,19 +100,22 @@ def main() -> None:
     ap.add_argument("--random", type=float, default=Rates.random)
     ap.add_argument("--family", type=float, default=Rates.family)
     ap.add_argument("--json", action="store_true", help="print one JSON object per seed")
+    ap.add_argument("--promote", choices=["unanimous", "majority"], default="unanimous",
+                    help="the promotion rule (gtkit consensus --promote)")
     args = ap.parse_args()
     if args.schema == "strict":
         run_strict(args)
         return
     args.rows = args.rows or 60
     rates = Rates(random=args.random, family=args.family)
-    totals = {"promoted": 0, "correct": 0, "wrong": 0, "handled": 0, "amb": 0, "amb_ok": 0, "cells": 0}
+    totals = {"promoted": 0, "correct": 0, "wrong": 0, "handled": 0, "amb": 0, "amb_ok": 0, "cells": 0, "queued": 0}
     for seed in args.seeds:
         root = Path(tempfile.mkdtemp(prefix="sim-consensus-"))
         try:
             truth = simulate(root / "ws", seed=seed, n_docs=args.docs, n_rows=args.rows, rates=rates)
             ws = root / "ws"
-            run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "gt")
+            run_consensus(ws / "schema.json", ws / "docs", ws / "runs", ws / "systems.toml", root / "gt",
+                          promote=args.promote)
             m = evaluate(truth, root / "gt")
         finally:
             shutil.rmtree(root, ignore_errors=True)
@@ -129,6 +136,7 @@ def main() -> None:
         totals["amb"] += m["ambiguity_fields"]
         totals["amb_ok"] += m["ambiguity_fields_classified"]
         totals["cells"] += m["truth_cells"]
+        totals["queued"] += m["queued"]
     if not args.json:
         t = totals
         print(f"all seeds: promoted cells correct {t['correct']}/{t['promoted']} "
@@ -136,7 +144,7 @@ def main() -> None:
               f"wrong values queued or outvoted {t['handled']}/{t['wrong']} = {100 * t['handled'] / t['wrong']:.2f}%; "
               f"ambiguity fields classified schema ambiguity {t['amb_ok']}/{t['amb']} "
               f"= {100 * t['amb_ok'] / t['amb']:.1f}%; "
-              f"coverage {100 * t['promoted'] / t['cells']:.1f}%")
+              f"coverage {100 * t['promoted'] / t['cells']:.1f}%; queued {t['queued']} (rule {args.promote})")
 
 
 if __name__ == "__main__":
