@@ -9,7 +9,7 @@ EB_BASE_PYTHON ?= /root/.pyenv/versions/3.12.1/bin/python
 EB_VENV := .venv-eb312
 EB_STAMP := $(EB_VENV)/.installed-$(shell sha256sum scripts/extractbench-constraints.txt | cut -c1-12)
 
-.PHONY: demo test install wheel-test extractbench lint
+.PHONY: demo test install wheel-test extractbench lint mutate test-min
 
 install: $(STAMP)
 
@@ -46,3 +46,30 @@ wheel-test: $(STAMP)
 	  && $$d/venv/bin/python -m pip install --quiet "$$(ls dist/gtkit-*.whl)[dev]" \
 	  && cp -r tests README.md $$d/ && cd $$d && venv/bin/gtkit demo --out demo \
 	  && venv/bin/python -m pytest -p no:cacheprovider tests && rm -rf $$d
+
+# The suite once at the floors: a fresh venv with every dependency of [project].dependencies and the dev extra at the
+# lowest version its range allows (uv's lowest-direct resolution; transitive ones at their newest compatible), checked
+# against scripts/lowest_constraints.py before the tests run.
+MIN_VENV := .venv-min
+
+test-min:
+	rm -rf $(MIN_VENV) && $(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet 'uv>=0.5,<1'
+	$(MIN_VENV)/bin/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[dev]'
+	$(MIN_VENV)/bin/python scripts/lowest_constraints.py --check
+	GTKIT_EXTRACTBENCH_PYTHON=$(CURDIR)/$(EB_VENV)/bin/python $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider
+
+# Mutation testing of the scoring core and the synth read-back ([tool.mutmut] in pyproject.toml) with mutmut, in a
+# venv of its own; MUTANTS picks the mutants by name (make mutate MUTANTS='gtkit.scoring.normalize*'), and
+# `$(MUT_VENV)/bin/mutmut results` and `mutmut show NAME` list and show the survivors afterwards.
+MUT_VENV := .venv-mutmut
+MUTANTS ?= gtkit.scoring.normalize* gtkit.scoring.pairing*
+
+$(MUT_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(MUT_VENV)
+	$(MUT_VENV)/bin/python -m pip install --quiet 'mutmut>=3.8,<4' -e '.[dev]'
+	touch $@
+
+mutate: $(MUT_VENV)/.installed
+	rm -rf mutants
+	$(MUT_VENV)/bin/mutmut run --max-children 2 $(foreach m,$(MUTANTS),'$(m)')
