@@ -32,13 +32,11 @@ from gtkit.format.bundle import Bundle
 from gtkit.format.models import Tags
 from gtkit.geometry import iou
 from gtkit.schema import Node, compile_schema, escape_token, guess_node, iter_leaves
-from gtkit.scoring.explain import grounding, how_matched
+from gtkit.scoring.explain import IOU_THRESHOLD, grounding, how_matched
 from gtkit.scoring.normalize import cell_keys, keys_match
 from gtkit.scoring.pairing import DEFAULT_MEMORY_BUDGET, align_rows
 from gtkit.scoring.predictions import MISSING, mark_bad_citations
 from gtkit.scoring.truth import Truth, TruthCell
-
-IOU_THRESHOLD = 0.5
 
 
 @dataclass

@@ -30,7 +30,7 @@ from gtkit.files.read import read_jsonl
 from gtkit.geometry import iou
 from gtkit.scoring.normalize import cell_keys, keys_match, value_key
 
-IOU_THRESHOLD = 0.5
+IOU_THRESHOLD = 0.5  # word grounding: a cited box at least this IoU with an evidence box (engine and explain)
 
 
 def how_matched(readings: tuple[Any, ...] | list[Any], predicted: Any, leniencies: tuple[str, ...]) -> str | None:
